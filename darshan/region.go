@@ -1,0 +1,139 @@
+package darshan
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"errors"
+	"io"
+
+	"github.com/klauspost/compress/zlib"
+)
+
+// maxRegionSize bounds the decompressed size of one region; a larger one is
+// treated as corrupt rather than allowed to exhaust memory.
+const maxRegionSize = 1 << 34
+
+// inflater decompresses regions. It keeps its zlib state between regions so
+// that reading a log allocates the decompressor once.
+type inflater struct {
+	zr    io.ReadCloser
+	limit int64
+}
+
+// inflate decompresses src, which holds one or more concatenated streams of
+// method c, appending the output to dst. At most limit bytes are produced
+// when limit > 0; more is an error unless truncate is set, in which case the
+// output stops there.
+func (f *inflater) inflate(dst []byte, src []byte, c Compression, limit int64, truncate bool) ([]byte, error) {
+	if limit <= 0 {
+		limit = f.limit
+		if limit <= 0 {
+			limit = maxRegionSize
+		}
+	}
+	if c == CompressNone {
+		if int64(len(src)) > limit {
+			if !truncate {
+				return dst, errorf(ErrCorrupt, "region exceeds %d bytes", limit)
+			}
+			src = src[:limit]
+		}
+		return append(dst, src...), nil
+	}
+	br := bytes.NewReader(src)
+	w := appendWriter{buf: dst, limit: int64(len(dst)) + limit}
+	for stream := 0; br.Len() > 0; stream++ {
+		var r io.Reader
+		switch c {
+		case CompressZlib:
+			if err := f.resetZlib(br); err != nil {
+				return w.buf, errorf(ErrCorrupt, "zlib stream %d: %v", stream, err)
+			}
+			r = f.zr
+		case CompressBzip2:
+			r = bzip2.NewReader(br)
+		default:
+			return w.buf, errorf(ErrCorrupt, "unknown compression method %d", c)
+		}
+		if _, err := io.Copy(&w, r); err != nil {
+			if errors.Is(err, errRegionLimit) {
+				if truncate {
+					return w.buf, nil
+				}
+				return w.buf, errorf(ErrCorrupt, "region decompresses to more than %d bytes", limit)
+			}
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return w.buf, errorf(ErrTruncated, "%s stream %d ends early", c, stream)
+			}
+			return w.buf, errorf(ErrCorrupt, "%s stream %d: %v", c, stream, err)
+		}
+	}
+	return w.buf, nil
+}
+
+func (f *inflater) resetZlib(r io.Reader) error {
+	if f.zr == nil {
+		zr, err := zlib.NewReader(r)
+		if err != nil {
+			return err
+		}
+		f.zr = zr
+		return nil
+	}
+	return f.zr.(zlib.Resetter).Reset(r, nil)
+}
+
+var errRegionLimit = errors.New("region size limit reached")
+
+// appendWriter appends to a byte slice, up to a limit.
+type appendWriter struct {
+	buf   []byte
+	limit int64
+}
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	if room := w.limit - int64(len(w.buf)); int64(len(p)) > room {
+		w.buf = append(w.buf, p[:room]...)
+		return int(room), errRegionLimit
+	}
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+// ReadFrom lets io.Copy decompress straight into the slice.
+func (w *appendWriter) ReadFrom(r io.Reader) (int64, error) {
+	var total int64
+	for {
+		if len(w.buf) == cap(w.buf) {
+			w.buf = append(w.buf, 0)[:len(w.buf)]
+		}
+		end := cap(w.buf)
+		if int64(end) > w.limit {
+			end = int(w.limit)
+		}
+		if end == len(w.buf) {
+			// At the limit: see whether the stream has more.
+			var one [1]byte
+			n, err := r.Read(one[:])
+			if n > 0 {
+				return total, errRegionLimit
+			}
+			if err == io.EOF {
+				return total, nil
+			}
+			if err != nil {
+				return total, err
+			}
+			continue
+		}
+		n, err := r.Read(w.buf[len(w.buf):end])
+		w.buf = w.buf[:len(w.buf)+n]
+		total += int64(n)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
