@@ -151,14 +151,19 @@ type RecordReader struct {
 // records. A module without data yields a reader with no records. Unknown
 // module ids and unsupported module versions are errors.
 func (l *Log) Records(m ModuleID, opts ...ReadOption) (*RecordReader, error) {
-	rr := &RecordReader{log: l, mod: m}
-	if err := rr.reset(m, opts); err != nil {
+	rr := &RecordReader{log: l}
+	if err := rr.open(m, opts...); err != nil {
 		return nil, err
 	}
 	return rr, nil
 }
 
-func (rr *RecordReader) reset(m ModuleID, opts []ReadOption) error {
+// open prepares rr to read the records of module m of rr.log, reusing the
+// buffers of its previous module.
+func (rr *RecordReader) open(m ModuleID, opts ...ReadOption) error {
+	rr.mod, rr.off, rr.n, rr.err = m, 0, 0, nil
+	rr.data = rr.data[:0]
+	rr.dec = decoder{}
 	l := rr.log
 	part := "module " + m.String()
 	if m < 0 || m >= MaxModules {

@@ -1,7 +1,6 @@
 package darshan
 
 import (
-	"bufio"
 	_ "embed"
 	"errors"
 	"io"
@@ -29,13 +28,13 @@ var ErrIncomplete = errors.New("module holds incomplete data")
 
 // textOut accumulates output in a byte slice and flushes it in large writes.
 type textOut struct {
-	w   *bufio.Writer
+	w   io.Writer
 	b   []byte
 	err error
 }
 
 func newTextOut(w io.Writer) *textOut {
-	return &textOut{w: bufio.NewWriterSize(w, 256<<10), b: make([]byte, 0, 64<<10)}
+	return &textOut{w: w, b: make([]byte, 0, 64<<10)}
 }
 
 func (t *textOut) s(s string) *textOut { t.b = append(t.b, s...); return t }
@@ -63,22 +62,20 @@ func appendCFloat(b []byte, v float64, prec int) []byte {
 	return strconv.AppendFloat(b, v, 'f', prec, 64)
 }
 
-// flush writes what has accumulated once it is large.
+// flush writes what has accumulated once it is large, or now if force.
 func (t *textOut) flush(force bool) error {
-	if t.err != nil {
-		return t.err
-	}
-	if len(t.b) >= 32<<10 || force {
-		if _, err := t.w.Write(t.b); err != nil {
-			t.err = err
-			return err
-		}
+	if t.err == nil && len(t.b) > 0 && (force || len(t.b) >= 32<<10) {
+		_, t.err = t.w.Write(t.b)
 		t.b = t.b[:0]
 	}
-	if force {
-		t.err = t.w.Flush()
-	}
 	return t.err
+}
+
+// write outputs b after what has accumulated.
+func (t *textOut) write(b []byte) {
+	if t.flush(true) == nil && len(b) > 0 {
+		_, t.err = t.w.Write(b)
+	}
 }
 
 const (
@@ -223,7 +220,7 @@ func WriteParserText(out, errOut io.Writer, l *Log, opts ParserOptions) error {
 	if opts.Base {
 		t.s(columnsHelp)
 	}
-	p := &parserRun{t: t, errOut: errOut, l: l, opts: opts}
+	p := &parserRun{t: t, errOut: errOut, l: l, opts: opts, printer: recordPrinter{l: l}}
 	err := p.modules()
 	if ferr := t.flush(true); err == nil {
 		err = ferr
@@ -232,13 +229,16 @@ func WriteParserText(out, errOut io.Writer, l *Log, opts ParserOptions) error {
 }
 
 type parserRun struct {
-	t         *textOut
-	errOut    io.Writer
-	l         *Log
-	opts      ParserOptions
-	rr        RecordReader
-	err       error // first module read error
-	apmpiSync bool  // the APMPI header enabled sync times
+	t      *textOut
+	errOut io.Writer
+	l      *Log
+	opts   ParserOptions
+	rr     RecordReader
+	err    error // first module read error
+	// printer tracks the state that record output depends on, as of the
+	// record being read.
+	printer recordPrinter
+	pool    bufferPool
 }
 
 func (p *parserRun) modules() error {
@@ -305,15 +305,7 @@ func (p *parserRun) module(m ModuleID) error {
 	if derived(m) && (p.opts.Total || p.opts.File || p.opts.Perf) {
 		acc = newAccumulator(m, p.l.Job.NProcs)
 	}
-	err := p.l.eachInto(&p.rr, m, func(r *Record) error {
-		if p.opts.Base {
-			p.record(r)
-		}
-		if acc != nil {
-			acc.add(r)
-		}
-		return p.t.flush(false)
-	}, ReferenceQuirks())
+	err := p.records(m, acc)
 	if err != nil {
 		if p.t.err != nil {
 			return p.t.err
@@ -342,12 +334,54 @@ func (p *parserRun) module(m ModuleID) error {
 	return nil
 }
 
+// records reads the records of module m, feeding them to acc and, with
+// --base, printing them. Records are printed in chunks by concurrent
+// workers and written in order.
+func (p *parserRun) records(m ModuleID, acc *accumulator) error {
+	rr := &p.rr
+	rr.log = p.l
+	if err := rr.open(m, ReferenceQuirks()); err != nil {
+		return err
+	}
+	var chunks *chunkPipeline
+	if p.opts.Base {
+		chunks = newChunkPipeline(p.t, p.l, rr, &p.pool)
+		defer chunks.finish()
+	}
+	for {
+		start := rr.off
+		if chunks != nil && chunks.full(start) {
+			if err := chunks.cut(start, &rr.dec, p.printer.apmpiSync); err != nil {
+				return err
+			}
+		}
+		rec, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if chunks != nil {
+				// Print the records before the one that failed.
+				chunks.cut(start, nil, false)
+			}
+			return err
+		}
+		p.printer.observe(rec)
+		if acc != nil {
+			acc.add(rec)
+		}
+	}
+	if chunks != nil {
+		return chunks.cut(rr.off, nil, false)
+	}
+	return nil
+}
+
 // eachInto is Each with a caller-owned reader, so that its buffers are
 // reused from module to module.
 func (l *Log) eachInto(rr *RecordReader, m ModuleID, fn func(*Record) error, opts ...ReadOption) error {
-	data := rr.data
-	*rr = RecordReader{log: l, mod: m, data: data[:0], rec: rr.rec}
-	if err := rr.reset(m, opts); err != nil {
+	rr.log = l
+	if err := rr.open(m, opts...); err != nil {
 		return err
 	}
 	for {

@@ -5,38 +5,64 @@ import (
 	"strconv"
 )
 
+// recordPrinter formats records as darshan-parser's counter lines.
+type recordPrinter struct {
+	l         *Log
+	t         *textOut
+	apmpiSync bool // the APMPI header record enabled sync times
+	// pre and suf are the columns before the counter name and after the
+	// value, the same on every line of a record.
+	pre, suf []byte
+}
+
+// line starts the line of the named counter, up to its value.
+func (p *recordPrinter) line(name string) {
+	p.t.b = append(append(append(p.t.b, p.pre...), name...), '\t')
+}
+
+// end finishes a counter line.
+func (p *recordPrinter) end() { p.t.b = append(p.t.b, p.suf...) }
+
+func (p *recordPrinter) floats(names []string, vals []float64) {
+	for i, v := range vals {
+		p.line(names[i])
+		p.t.f(v, 6)
+		p.end()
+	}
+}
+
+// observe updates the state that later records' output depends on.
+func (p *recordPrinter) observe(r *Record) {
+	if r.Module == ModAPMPI && r.Header {
+		p.apmpiSync = r.Counters[1] != 0
+	}
+}
+
 // record prints one record as darshan-parser's counter lines.
-func (p *parserRun) record(r *Record) {
+func (p *recordPrinter) record(r *Record) {
 	t := p.t
 	info := &modules[r.Module]
-	// Every line starts with the same prefix and ends with the same columns.
-	pre := len(t.b)
-	t.s(info.Name).s("\t").i(r.Rank).s("\t").u(r.ID).s("\t")
-	prefix := string(t.b[pre:])
-	t.b = t.b[:pre]
-	suffix := p.columns(r)
-
-	line := func(name string) { t.s(prefix).s(name).s("\t") }
-	end := func() { t.s(suffix) }
-	floats := func(names []string, vals []float64) {
-		for i, v := range vals {
-			line(names[i])
-			t.f(v, 6)
-			end()
-		}
-	}
+	p.pre = append(p.pre[:0], info.Name...)
+	p.pre = append(p.pre, '\t')
+	p.pre = strconv.AppendInt(p.pre, r.Rank, 10)
+	p.pre = append(p.pre, '\t')
+	p.pre = strconv.AppendUint(p.pre, r.ID, 10)
+	p.pre = append(p.pre, '\t')
+	p.suf = p.appendColumns(p.suf[:0], r)
+	line, end := p.line, p.end
 	switch r.Module {
 	case ModLustre:
 		p.lustre(r, line, end)
 		return
 	case ModHeatmap:
-		floats(heatmapFCounters, r.FCounters)
+		p.floats(heatmapFCounters, r.FCounters)
 		for _, bins := range []struct {
 			name string
 			v    []int64
 		}{{"HEATMAP_READ_BIN_", r.Heatmap.Read}, {"HEATMAP_WRITE_BIN_", r.Heatmap.Write}} {
 			for k, v := range bins.v {
-				t.s(prefix).s(bins.name).i(int64(k)).s("\t").i(v)
+				t.b = append(t.b, p.pre...)
+				t.s(bins.name).i(int64(k)).s("\t").i(v)
 				end()
 			}
 		}
@@ -54,7 +80,7 @@ func (p *parserRun) record(r *Record) {
 		}
 		end()
 	}
-	floats(info.FCounters, r.FCounters)
+	p.floats(info.FCounters, r.FCounters)
 	switch r.Module {
 	case ModH5D:
 		line("H5D_FILE_REC_ID")
@@ -66,7 +92,8 @@ func (p *parserRun) record(r *Record) {
 		end()
 	case ModMDHIM:
 		for i, v := range r.Servers {
-			t.s(prefix).s("MDHIM_SERVER_").i(int64(i)).s("\t").i(v)
+			t.b = append(t.b, p.pre...)
+			t.s("MDHIM_SERVER_").i(int64(i)).s("\t").i(v)
 			end()
 		}
 	}
@@ -75,14 +102,40 @@ func (p *parserRun) record(r *Record) {
 // posixRenamedFrom is the index of POSIX_RENAMED_FROM, printed unsigned.
 const posixRenamedFrom = 12
 
-// columns returns the file name, mount point and file-system type columns
-// of a record, with the leading TAB and the final newline.
-func (p *parserRun) columns(r *Record) string {
+// appendColumns appends the file name, mount point and file-system type
+// columns of a record, with the leading TAB and the final newline.
+func (p *recordPrinter) appendColumns(b []byte, r *Record) []byte {
+	switch r.Module {
+	case ModAPMPI, ModDFS, ModDAOS:
+		return append(b, specialColumns(p.l, r)...)
+	}
+	name, ok := p.l.RecordName(r.ID)
+	if !ok {
+		if r.Module == ModBGQ {
+			return append(b, "\tdarshan-bgq-record\tUNKNOWN\tUNKNOWN\n"...)
+		}
+		return append(b, "\t(null)\tUNKNOWN\tUNKNOWN\n"...)
+	}
+	mnt, fs := "UNKNOWN", "UNKNOWN"
+	if m, ok := p.l.MountOf(name); ok {
+		mnt, fs = m.Path, m.FSType
+	}
+	b = append(append(append(b, '\t'), name...), '\t')
+	b = append(append(append(b, mnt...), '\t'), fs...)
+	return append(b, '\n')
+}
+
+// specialColumns returns the last columns of the modules that print
+// something other than the record name and its mount.
+func specialColumns(l *Log, r *Record) string {
 	switch r.Module {
 	case ModAPMPI:
 		return "\t\t\t\n"
 	case ModDFS:
-		name := p.name(r)
+		name, ok := l.RecordName(r.ID)
+		if !ok {
+			name = "(null)"
+		}
 		mnt := "UNKNOWN"
 		if r.PoolUUID != ([16]byte{}) && r.ContUUID != ([16]byte{}) {
 			mnt = formatUUID(r.PoolUUID) + ":" + formatUUID(r.ContUUID)
@@ -92,25 +145,7 @@ func (p *parserRun) columns(r *Record) string {
 		name := strconv.FormatUint(r.OIDHi, 10) + "." + strconv.FormatUint(r.OIDLo, 10)
 		return "\t" + name + "\t" + formatUUID(r.PoolUUID) + ":" + formatUUID(r.ContUUID) + "\tN/A\n"
 	}
-	name, ok := p.l.RecordName(r.ID)
-	if !ok {
-		if r.Module == ModBGQ {
-			return "\tdarshan-bgq-record\tUNKNOWN\tUNKNOWN\n"
-		}
-		return "\t(null)\tUNKNOWN\tUNKNOWN\n"
-	}
-	mnt, fs := "UNKNOWN", "UNKNOWN"
-	if m, ok := p.l.MountOf(name); ok {
-		mnt, fs = m.Path, m.FSType
-	}
-	return "\t" + name + "\t" + mnt + "\t" + fs + "\n"
-}
-
-func (p *parserRun) name(r *Record) string {
-	if n, ok := p.l.RecordName(r.ID); ok {
-		return n
-	}
-	return "(null)"
+	return ""
 }
 
 // formatUUID formats a uuid in canonical lower-case 8-4-4-4-12 form.
@@ -129,7 +164,7 @@ func formatUUID(u [16]byte) string {
 }
 
 // lustre prints a LUSTRE record: the two counts, then every component.
-func (p *parserRun) lustre(r *Record, line func(string), end func()) {
+func (p *recordPrinter) lustre(r *Record, line func(string), end func()) {
 	t := p.t
 	for i, v := range r.Counters {
 		line(lustreCounters[i])
@@ -206,10 +241,10 @@ func lustreFlags(v int64) string {
 
 // apmpi prints an APMPI record; the header record's sync flag decides
 // whether the sync-time counters of the following records are printed.
-func (p *parserRun) apmpi(r *Record, line func(string), end func()) {
+func (p *recordPrinter) apmpi(r *Record, line func(string), end func()) {
 	t := p.t
 	if r.Header {
-		p.apmpiSync = r.Counters[1] != 0
+		p.observe(r)
 		line(apmpiHeaderFCounters[0])
 		t.f(r.FCounters[0], 6)
 		end()
