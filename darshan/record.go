@@ -240,20 +240,5 @@ func (rr *RecordReader) Version() uint32 { return rr.dec.ver }
 
 // Each calls fn for every record of module m.
 func (l *Log) Each(m ModuleID, fn func(*Record) error, opts ...ReadOption) error {
-	rr, err := l.Records(m, opts...)
-	if err != nil {
-		return err
-	}
-	for {
-		rec, err := rr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := fn(rec); err != nil {
-			return err
-		}
-	}
+	return l.eachInto(new(RecordReader), m, fn, opts...)
 }
