@@ -1,0 +1,42 @@
+# iolens build, test and benchmark targets. `make` builds bin/iolens.
+
+GO        ?= go
+BIN       := bin/iolens
+VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/iolens/iolens/internal/cli.Version=$(VERSION)
+FUZZTIME  ?= 60s
+# Debian packages the tests need beyond Go (installed by `make deps`).
+DEBIAN_PACKAGES :=
+
+.PHONY: all build test bench fuzz deps clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/iolens
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Run every fuzz target of every package for FUZZTIME each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$target ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+deps:
+ifneq ($(strip $(DEBIAN_PACKAGES)),)
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBIAN_PACKAGES)
+endif
+	$(GO) mod download
+
+clean:
+	rm -rf bin
