@@ -40,6 +40,12 @@ func (f *inflater) inflate(dst []byte, src []byte, c Compression, limit int64, t
 		}
 		return append(dst, src...), nil
 	}
+	// Darshan regions typically inflate 3 to 30 times: start at 8 times to
+	// save most of the regrowing.
+	if want := int64(len(dst)) + 8*int64(len(src)); int64(cap(dst)) < want {
+		grown := make([]byte, len(dst), min(want, int64(len(dst))+limit))
+		dst = append(grown[:0], dst...)
+	}
 	br := bytes.NewReader(src)
 	w := appendWriter{buf: dst, limit: int64(len(dst)) + limit}
 	for stream := 0; br.Len() > 0; stream++ {
