@@ -23,7 +23,7 @@ func TestDXTTextMatchesReference(t *testing.T) {
 	compared := 0
 	for _, lg := range sharedtest.Logs(t) {
 		path, status := sharedtest.Expected(t, lg, "dxt")
-		want := readExpected(t, path)
+		want := sharedtest.ReadExpected(t, path)
 		if want == nil {
 			continue
 		}
@@ -45,7 +45,7 @@ func TestDXTTextMatchesReference(t *testing.T) {
 					t.Errorf("no error block on stderr: %q", errOut.String())
 				}
 				if !bytes.HasPrefix(want, out.Bytes()) {
-					t.Errorf("output before the error is not a prefix of the reference: %s", firstDiff(out.Bytes(), want))
+					t.Errorf("output before the error is not a prefix of the reference: %s", sharedtest.FirstDiff(out.String(), string(want)))
 				}
 				opts.ShowIncomplete = true
 			}
@@ -54,7 +54,7 @@ func TestDXTTextMatchesReference(t *testing.T) {
 				t.Fatalf("WriteDXTText: %v", err)
 			}
 			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("output differs from darshan-dxt-parser: %s", firstDiff(out.Bytes(), want))
+				t.Errorf("output differs from darshan-dxt-parser: %s", sharedtest.FirstDiff(out.String(), string(want)))
 			}
 		})
 	}
@@ -213,7 +213,7 @@ func TestDXTTextLustreOSTs(t *testing.T) {
  X_POSIX       0   read        0               0              10      9.5000      9.7500   [20]      7
 `
 	if got != want {
-		t.Errorf("got:\n%s\nwant:\n%s\n%s", got, want, firstDiff([]byte(got), []byte(want)))
+		t.Errorf("got:\n%s\nwant:\n%s\n%s", got, want, sharedtest.FirstDiff(got, want))
 	}
 	if stderr != "" {
 		t.Errorf("unexpected stderr: %q", stderr)

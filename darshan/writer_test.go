@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/iolens/iolens/internal/sharedtest"
 	"maps"
 	"math"
 	"os"
@@ -684,40 +685,8 @@ func TestWriterLustreUnused(t *testing.T) {
 	}
 }
 
-// writerSharedDir returns the shared data directory: $IOLENS_SHARED, or
-// ../shared next to the module root. It skips the test when the directory
-// is missing, or fails it under CI=true.
-func writerSharedDir(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("IOLENS_SHARED")
-	if dir == "" {
-		root, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(root)
-			if parent == root {
-				break
-			}
-			root = parent
-		}
-		dir = filepath.Join(root, "..", "shared")
-	}
-	if st, err := os.Stat(filepath.Join(dir, "darshan-logs")); err != nil || !st.IsDir() {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("sample logs not found under %s", dir)
-		}
-		t.Skipf("sample logs not found under %s (set IOLENS_SHARED)", dir)
-	}
-	return dir
-}
-
 func writerSampleLogs(t testing.TB) []string {
-	logs, err := filepath.Glob(filepath.Join(writerSharedDir(t), "darshan-logs", "*", "*.darshan"))
+	logs, err := filepath.Glob(filepath.Join(sharedtest.Dir(t), "darshan-logs", "*", "*.darshan"))
 	if err != nil || len(logs) == 0 {
 		t.Fatalf("no sample logs: %v", err)
 	}
@@ -788,7 +757,7 @@ func TestConvertRoundTrip(t *testing.T) {
 // BenchmarkConvert converts the largest sample log to a zlib log in
 // memory; throughput is in bytes of the source file.
 func BenchmarkConvert(b *testing.B) {
-	path := filepath.Join(writerSharedDir(b), "darshan-logs", "partial_data_dxt", "partial_data_dxt.darshan")
+	path := filepath.Join(sharedtest.Dir(b), "darshan-logs", "partial_data_dxt", "partial_data_dxt.darshan")
 	src, err := OpenFile(path)
 	if err != nil {
 		b.Fatal(err)

@@ -3,13 +3,11 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,38 +53,12 @@ func sample(t *testing.T, rel string) string {
 // reference returns a reference output of the shared test material.
 func reference(t *testing.T, key, mode string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedtest.Dir(t), "darshan-logs-expected", key+"."+mode+".gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
+	path := filepath.Join(sharedtest.Dir(t), "darshan-logs-expected", key+"."+mode+".gz")
+	b := sharedtest.ReadExpected(t, path)
+	if b == nil {
+		t.Fatalf("no reference output %s", path)
 	}
 	return string(b)
-}
-
-// firstDiff describes the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return "identical"
 }
 
 const release350 = "release_logs/mpi-io-test-x86_64-3.5.0.darshan"
@@ -108,7 +80,7 @@ func TestParseMatchesReference(t *testing.T) {
 				r := iolens(t, args...)
 				r.want(t, 0)
 				if want := reference(t, key, mode); r.stdout != want {
-					t.Errorf("output differs from the reference: %s", firstDiff(r.stdout, want))
+					t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
 				}
 			})
 		}
@@ -120,7 +92,7 @@ func TestParseDXTMatchesReference(t *testing.T) {
 	r := iolens(t, "parse", "--dxt", sample(t, rel))
 	r.want(t, 0)
 	if want := reference(t, strings.ReplaceAll(rel, "/", "__"), "dxt"); r.stdout != want {
-		t.Errorf("output differs from the reference: %s", firstDiff(r.stdout, want))
+		t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
 	}
 }
 
@@ -169,7 +141,7 @@ func TestParseStdin(t *testing.T) {
 	r := iolensStdin(t, bytes.NewReader(b), "parse", "-")
 	r.want(t, 0)
 	if want := reference(t, "release_logs__mpi-io-test-x86_64-3.5.0.darshan", "base"); r.stdout != want {
-		t.Errorf("output differs from the reference: %s", firstDiff(r.stdout, want))
+		t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
 	}
 }
 
@@ -183,7 +155,7 @@ func TestIncomplete(t *testing.T) {
 	r = iolens(t, "parse", "--show-incomplete", path)
 	r.want(t, 0)
 	if want := reference(t, "partial_data_stdio__partial_data_stdio.darshan", "base"); r.stdout != want {
-		t.Errorf("output differs from the reference: %s", firstDiff(r.stdout, want))
+		t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
 	}
 }
 
@@ -335,7 +307,7 @@ func TestConvertRoundTrip(t *testing.T) {
 				conv := iolens(t, "parse", out)
 				conv.want(t, 0)
 				if got, want := recordLines(conv.stdout), recordLines(origText.stdout); lg.text && got != want {
-					t.Errorf("record lines differ after conversion: %s", firstDiff(got, want))
+					t.Errorf("record lines differ after conversion: %s", sharedtest.FirstDiff(got, want))
 				}
 				wantComp := map[string]string{"zlib": "ZLIB", "none": "NONE", "bzip2": "BZIP2"}[comp]
 				if !strings.Contains(conv.stdout, "# compression method: "+wantComp+"\n") ||
@@ -345,7 +317,7 @@ func TestConvertRoundTrip(t *testing.T) {
 				convJSON := iolens(t, "parse", "--json", out)
 				convJSON.want(t, 0)
 				if got, want := jsonRecords(convJSON.stdout), jsonRecords(origJSON.stdout); got != want {
-					t.Errorf("JSON records differ after conversion: %s", firstDiff(got, want))
+					t.Errorf("JSON records differ after conversion: %s", sharedtest.FirstDiff(got, want))
 				}
 			})
 		}
@@ -365,7 +337,7 @@ func TestConvertEveryLog(t *testing.T) {
 			conv := iolens(t, "parse", "--json", out)
 			conv.want(t, 0)
 			if got, want := jsonRecords(conv.stdout), jsonRecords(orig.stdout); got != want {
-				t.Errorf("JSON records differ after conversion: %s", firstDiff(got, want))
+				t.Errorf("JSON records differ after conversion: %s", sharedtest.FirstDiff(got, want))
 			}
 		})
 	}
