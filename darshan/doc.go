@@ -15,7 +15,8 @@
 // by a [RecordReader]; the records it returns are reused between calls to
 // [RecordReader.Next] (use [Record.Clone] to keep one).
 //
-// [Writer] produces logs in the current format (3.41), and [WriteParserText]
-// and [WriteDXTText] print a log exactly as the reference darshan-parser and
-// darshan-dxt-parser tools do.
+// [Writer] produces logs in the current format (3.41) and [Convert] rewrites
+// any log in it. [WriteParserText] and [WriteDXTText] print a log exactly as
+// the reference darshan-parser and darshan-dxt-parser tools do, and
+// [WriteJSON] prints it as JSON Lines.
 package darshan
