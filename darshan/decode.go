@@ -46,6 +46,9 @@ func raw64(b []byte) uint64 { return binary.NativeEndian.Uint64(b) }
 
 // readInts fills dst from consecutive 8-byte integers at b.
 func (d *decoder) readInts(dst []int64, b []byte) {
+	if len(dst) == 0 {
+		return
+	}
 	_ = b[8*len(dst)-1]
 	if d.big {
 		for i := range dst {
@@ -60,6 +63,9 @@ func (d *decoder) readInts(dst []int64, b []byte) {
 
 // readFloats fills dst from consecutive 8-byte floats at b.
 func (d *decoder) readFloats(dst []float64, b []byte) {
+	if len(dst) == 0 {
+		return
+	}
 	_ = b[8*len(dst)-1]
 	if d.big {
 		for i := range dst {

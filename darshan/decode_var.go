@@ -173,8 +173,11 @@ func (d *decoder) decodeHeatmap(b []byte, r *Record) (int, bool, error) {
 			if d.quirks {
 				// The reference shifts the read bins by one instead.
 				h.Read = append(h.Read, 0)
-				copy(h.Read[1:n], h.Read[:n-1])
-				h.Read[0], h.Read[n] = 0, 0
+				if n > 0 {
+					copy(h.Read[1:n], h.Read[:n-1])
+					h.Read[0] = 0
+				}
+				h.Read[n] = 0
 			} else {
 				h.Read = append(h.Read, 0)
 			}

@@ -1,8 +1,8 @@
 package darshan
 
 import (
+	"bytes"
 	"encoding/binary"
-
 	"math/bits"
 )
 
@@ -67,7 +67,13 @@ func (h *Header) Incomplete(m ModuleID) bool {
 // decodeHeader parses the header at the start of b (which holds at least the
 // header). It returns the header and the number of bytes it occupies.
 func decodeHeader(b []byte) (*Header, error) {
+	if len(b) == 0 {
+		return nil, errorf(ErrNotDarshan, "file is empty")
+	}
 	if len(b) < 16 {
+		if headerPrefix(b) {
+			return nil, errorf(ErrTruncated, "file is %d bytes, too short for a header", len(b))
+		}
 		return nil, errorf(ErrNotDarshan, "file is %d bytes, too short for a header", len(b))
 	}
 	h := &Header{Version: cString(b[:8])}
@@ -170,6 +176,26 @@ func cString(b []byte) string {
 		}
 	}
 	return string(b)
+}
+
+// headerPrefix reports whether b, shorter than a version string and magic
+// number, is the start of a Darshan header: a known version string followed
+// by the start of the magic number in either byte order.
+func headerPrefix(b []byte) bool {
+	var magic [2][8]byte
+	binary.LittleEndian.PutUint64(magic[0][:], magicNumber)
+	binary.BigEndian.PutUint64(magic[1][:], magicNumber)
+	for _, v := range []string{"3.00", "3.10", "3.20", "3.21", "3.41"} {
+		for _, m := range magic {
+			var full [16]byte
+			copy(full[:], v)
+			copy(full[8:], m[:])
+			if bytes.HasPrefix(full[:], b) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func printableVersion(b []byte) bool {

@@ -105,6 +105,9 @@ func (l *Log) Close() error {
 // held by r, which is size bytes long. name is used in error messages.
 func Open(r io.ReaderAt, size int64, name string) (*Log, error) {
 	l := &Log{Name: name, r: r, size: size}
+	if size < 0 {
+		return nil, l.errorAt("file", -1, fmt.Errorf("negative file size %d", size))
+	}
 	if err := l.readHeader(); err != nil {
 		return nil, err
 	}
@@ -127,7 +130,11 @@ func (l *Log) readHeader() error {
 		n = l.size
 	}
 	buf := make([]byte, n)
-	if _, err := l.r.ReadAt(buf, 0); err != nil && err != io.EOF {
+	got, err := l.r.ReadAt(buf, 0)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		buf = buf[:got] // the reader holds less than size bytes
+	case err != nil:
 		return l.errorAt("header", -1, err)
 	}
 	h, err := decodeHeader(buf)
@@ -145,10 +152,16 @@ func (l *Log) readRegion(part string, g Region) ([]byte, error) {
 			"region [%d, +%d) extends past the end of the file (%d bytes)", g.Off, g.Len, l.size))
 	}
 	buf := make([]byte, g.Len)
-	if _, err := l.r.ReadAt(buf, int64(g.Off)); err != nil && !(err == io.EOF && len(buf) == 0) {
+	n, err := l.r.ReadAt(buf, int64(g.Off))
+	switch {
+	case n == len(buf):
+		return buf, nil
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return nil, l.errorAt(part, -1, errorf(ErrTruncated,
+			"region [%d, +%d) ends after the data, at byte %d", g.Off, g.Len, g.Off+uint64(n)))
+	default:
 		return nil, l.errorAt(part, -1, fmt.Errorf("reading region: %w", err))
 	}
-	return buf, nil
 }
 
 const jobTextLimit = 4096
@@ -167,8 +180,11 @@ func (l *Log) readJob() error {
 			}
 		}
 	}
-	if end < start || end > uint64(l.size) {
-		return l.errorAt("job region", -1, errorf(ErrCorrupt, "job region would end at byte %d (file is %d bytes, header %d)", end, l.size, start))
+	if end < start {
+		return l.errorAt("job region", -1, errorf(ErrCorrupt, "job region would end at byte %d, before the end of the %d-byte header", end, start))
+	}
+	if end > uint64(l.size) {
+		return l.errorAt("job region", -1, errorf(ErrTruncated, "job region would end at byte %d, past the end of the file (%d bytes)", end, l.size))
 	}
 	l.JobRegion = Region{start, end - start}
 	comp, err := l.readRegion("job region", l.JobRegion)
@@ -313,4 +329,3 @@ func (l *Log) RunTime() float64 {
 	}
 	return (float64(j.EndTime) + float64(j.EndNsec)/1e9) - (float64(j.StartTime) + float64(j.StartNsec)/1e9)
 }
-
