@@ -107,7 +107,9 @@ type accumulator struct {
 
 	totalBytes int64
 	sharedTime float64
-	ranks      []rankTimes
+	// ranks holds the times of every rank seen, by rank; a map because a
+	// corrupt log can hold any rank.
+	ranks map[int64]*rankTimes
 }
 
 func newAccumulator(m ModuleID, nprocs int64) *accumulator {
@@ -117,6 +119,7 @@ func newAccumulator(m ModuleID, nprocs int64) *accumulator {
 		agg:   Record{Module: m, Counters: make([]int64, len(info.Counters)), FCounters: make([]float64, len(info.FCounters))},
 		first: true,
 		files: make(map[uint64]*fileTotals),
+		ranks: make(map[int64]*rankTimes),
 	}
 }
 
@@ -285,10 +288,11 @@ func (a *accumulator) perf(r *Record) {
 		a.sharedTime += r.FCounters[x.slowTime]
 		return
 	}
-	if r.Rank >= int64(len(a.ranks)) {
-		a.ranks = append(a.ranks, make([]rankTimes, int(r.Rank)+1-len(a.ranks))...)
+	rt := a.ranks[r.Rank]
+	if rt == nil {
+		rt = new(rankTimes)
+		a.ranks[r.Rank] = rt
 	}
-	rt := &a.ranks[r.Rank]
 	meta := r.FCounters[x.metaTime]
 	rw := r.FCounters[x.readTime] + r.FCounters[x.writeTime]
 	rt.io += meta + rw
@@ -370,11 +374,12 @@ func (a *accumulator) writeFiles(t *textOut) {
 }
 
 func (a *accumulator) writePerf(t *textOut) {
+	// The slowest rank is the lowest-numbered one with the largest time.
 	var slow rankTimes
-	slowest := 0
-	for i, rt := range a.ranks {
-		if rt.io > slow.io {
-			slow, slowest = rt, i
+	slowest := int64(0)
+	for rank, rt := range a.ranks {
+		if rt.io > slow.io || (rt.io == slow.io && rt.io > 0 && rank < slowest) {
+			slow, slowest = *rt, rank
 		}
 	}
 	agg := slow.io + a.sharedTime
@@ -387,7 +392,7 @@ func (a *accumulator) writePerf(t *textOut) {
 	t.s("# unique files: slowest_rank_io_time: ").f(slow.io, 6).s("\n")
 	t.s("# unique files: slowest_rank_meta_only_time: ").f(slow.meta, 6).s("\n")
 	t.s("# unique files: slowest_rank_rw_only_time: ").f(slow.rw, 6).s("\n")
-	t.s("# unique files: slowest_rank: ").i(int64(slowest)).s("\n#\n")
+	t.s("# unique files: slowest_rank: ").i(slowest).s("\n#\n")
 	t.s("# I/O timing for shared files (seconds):\n# ...........................\n")
 	t.s("# shared files: time_by_slowest: ").f(a.sharedTime, 6).s("\n#\n")
 	t.s("# Aggregate performance, including both shared and unique files:\n# ...........................\n")

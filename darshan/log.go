@@ -58,6 +58,10 @@ type Log struct {
 	// JobRegion is the byte range of the job region, which the header does
 	// not list.
 	JobRegion Region
+	// MaxRegionSize is the largest decompressed module region Records
+	// accepts (DefaultMaxRegionSize when 0); set it before reading records
+	// to read logs with larger regions, or to bound memory further.
+	MaxRegionSize int64
 
 	r       io.ReaderAt
 	size    int64
@@ -256,7 +260,7 @@ func (l *Log) readNames() error {
 	if err != nil {
 		return err
 	}
-	data, err := l.inflate.inflate(nil, comp, l.Header.Compression, 0, false)
+	data, err := l.inflate.inflate(nil, comp, l.Header.Compression, l.MaxRegionSize, false)
 	if err != nil {
 		return l.errorAt("name region", -1, err)
 	}

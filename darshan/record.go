@@ -3,6 +3,7 @@ package darshan
 import (
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // Record is one record of a module, converted to the module's current
@@ -145,6 +146,9 @@ type RecordReader struct {
 	dec  decoder
 	rec  Record
 	err  error
+	// inflate is the reader's own, so that readers of one Log can run
+	// concurrently.
+	inflate inflater
 }
 
 // Records decompresses the region of module m and returns a reader over its
@@ -166,6 +170,9 @@ func (rr *RecordReader) open(m ModuleID, opts ...ReadOption) error {
 	rr.dec = decoder{}
 	l := rr.log
 	part := "module " + m.String()
+	if !m.Known() {
+		part = "module id " + strconv.Itoa(int(m))
+	}
 	if m < 0 || m >= MaxModules {
 		return l.errorAt(part, -1, errorf(ErrUnknownModule, "module id %d out of range", int(m)))
 	}
@@ -184,7 +191,7 @@ func (rr *RecordReader) open(m ModuleID, opts ...ReadOption) error {
 	if err != nil {
 		return err
 	}
-	data, err := l.inflate.inflate(rr.data[:0], comp, l.Header.Compression, 0, false)
+	data, err := rr.inflate.inflate(rr.data[:0], comp, l.Header.Compression, l.MaxRegionSize, false)
 	if err != nil {
 		return l.errorAt(part, -1, err)
 	}

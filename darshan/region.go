@@ -9,27 +9,24 @@ import (
 	"github.com/klauspost/compress/zlib"
 )
 
-// maxRegionSize bounds the decompressed size of one region; a larger one is
-// treated as corrupt rather than allowed to exhaust memory.
-const maxRegionSize = 1 << 34
+// DefaultMaxRegionSize is the largest decompressed region a Log accepts
+// unless its MaxRegionSize says otherwise. A larger region is reported as
+// corrupt rather than allowed to exhaust memory.
+const DefaultMaxRegionSize = 4 << 30
 
 // inflater decompresses regions. It keeps its zlib state between regions so
 // that reading a log allocates the decompressor once.
 type inflater struct {
-	zr    io.ReadCloser
-	limit int64
+	zr io.ReadCloser
 }
 
 // inflate decompresses src, which holds one or more concatenated streams of
 // method c, appending the output to dst. At most limit bytes are produced
-// when limit > 0; more is an error unless truncate is set, in which case the
-// output stops there.
+// (DefaultMaxRegionSize when limit <= 0); more is an error unless truncate is
+// set, in which case the output stops there.
 func (f *inflater) inflate(dst []byte, src []byte, c Compression, limit int64, truncate bool) ([]byte, error) {
 	if limit <= 0 {
-		limit = f.limit
-		if limit <= 0 {
-			limit = maxRegionSize
-		}
+		limit = DefaultMaxRegionSize
 	}
 	if c == CompressNone {
 		if int64(len(src)) > limit {
@@ -110,8 +107,11 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 func (w *appendWriter) ReadFrom(r io.Reader) (int64, error) {
 	var total int64
 	for {
-		if len(w.buf) == cap(w.buf) {
-			w.buf = append(w.buf, 0)[:len(w.buf)]
+		if len(w.buf) == cap(w.buf) && int64(len(w.buf)) < w.limit {
+			// Double, up to the limit: large appends grow by a quarter
+			// only, which copies the region many times over.
+			grown := make([]byte, len(w.buf), min(max(2*int64(cap(w.buf)), 64<<10), w.limit))
+			w.buf = append(grown[:0], w.buf...)
 		}
 		end := cap(w.buf)
 		if int64(end) > w.limit {
