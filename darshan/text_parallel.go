@@ -25,7 +25,7 @@ type chunkPipeline struct {
 }
 
 // chunkBytes is the amount of record data per chunk.
-const chunkBytes = 64 << 10
+const chunkBytes = 16 << 10
 
 func newChunkPipeline(t *textOut, l *Log, rr *RecordReader, pool *bufferPool) *chunkPipeline {
 	return &chunkPipeline{t: t, l: l, data: rr.data, pool: pool, dec: rr.dec.fork(),
@@ -112,7 +112,7 @@ func (p *bufferPool) get() []byte {
 		p.free = p.free[:n-1]
 		return b[:0]
 	}
-	return make([]byte, 0, 1<<20)
+	return make([]byte, 0, 256<<10)
 }
 
 func (p *bufferPool) put(b []byte) {
