@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"sort"
 	"strings"
@@ -315,11 +316,15 @@ func (l *Log) RecordName(id uint64) (string, bool) {
 	return n, ok
 }
 
-// Names calls fn for every name record of the log, in the order of first
-// appearance.
-func (l *Log) Names(fn func(id uint64, name string)) {
-	for _, id := range l.nameIDs {
-		fn(id, l.names[id])
+// Names iterates over the name records of the log, as (record id, name)
+// pairs in the order of first appearance.
+func (l *Log) Names() iter.Seq2[uint64, string] {
+	return func(yield func(uint64, string) bool) {
+		for _, id := range l.nameIDs {
+			if !yield(id, l.names[id]) {
+				return
+			}
+		}
 	}
 }
 

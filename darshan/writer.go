@@ -356,7 +356,7 @@ func Convert(dst io.WriterAt, src *Log, opts WriterOptions) error {
 	if err := w.WriteJob(src.Job, src.Exe, mounts); err != nil {
 		return convertError(src, err)
 	}
-	if err := w.WriteNames(logNames(src)); err != nil {
+	if err := w.WriteNames(src.Names()); err != nil {
 		return convertError(src, err)
 	}
 	for m := ModuleID(0); m < NumKnownModules; m++ {
@@ -384,17 +384,6 @@ func convertError(src *Log, err error) error {
 		return &c
 	}
 	return err
-}
-
-// logNames iterates over the names of l in order of first appearance.
-func logNames(l *Log) iter.Seq2[uint64, string] {
-	return func(yield func(uint64, string) bool) {
-		for _, id := range l.nameIDs {
-			if !yield(id, l.names[id]) {
-				return
-			}
-		}
-	}
 }
 
 // Job region.

@@ -96,7 +96,9 @@ type writerName struct {
 
 func namesInOrder(l *Log) []writerName {
 	var out []writerName
-	l.Names(func(id uint64, name string) { out = append(out, writerName{id, name}) })
+	for id, name := range l.Names() {
+		out = append(out, writerName{id, name})
+	}
 	return out
 }
 
@@ -337,7 +339,9 @@ func TestWriterHandBuilt(t *testing.T) {
 				t.Errorf("name of %d = %q", uint64(heatmapPOSIXID), got)
 			}
 			got := map[uint64]string{}
-			l.Names(func(id uint64, name string) { got[id] = name })
+			for id, name := range l.Names() {
+				got[id] = name
+			}
 			if diff := cmp.Diff(names, got); diff != "" {
 				t.Errorf("names (-want +got):\n%s", diff)
 			}
