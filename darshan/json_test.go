@@ -63,13 +63,19 @@ func findRecord(t *testing.T, lines []map[string]any, mod string, rank int64, id
 	return nil
 }
 
-func num(t *testing.T, v any) int64 {
+// number asserts that v is a JSON number.
+func number(t *testing.T, v any) json.Number {
 	t.Helper()
 	n, ok := v.(json.Number)
 	if !ok {
 		t.Fatalf("%v (%T) is not a number", v, v)
 	}
-	i, err := n.Int64()
+	return n
+}
+
+func num(t *testing.T, v any) int64 {
+	t.Helper()
+	i, err := number(t, v).Int64()
 	if err != nil {
 		t.Fatalf("%v is not an integer: %v", v, err)
 	}
@@ -78,11 +84,7 @@ func num(t *testing.T, v any) int64 {
 
 func fnum(t *testing.T, v any) float64 {
 	t.Helper()
-	n, ok := v.(json.Number)
-	if !ok {
-		t.Fatalf("%v (%T) is not a number", v, v)
-	}
-	f, err := n.Float64()
+	f, err := number(t, v).Float64()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -314,11 +314,7 @@ func TestConvertRoundTrip(t *testing.T) {
 					!strings.Contains(conv.stdout, "# darshan log version: 3.41\n") {
 					t.Errorf("converted header:\n%s", conv.stdout[:min(len(conv.stdout), 200)])
 				}
-				convJSON := iolens(t, "parse", "--json", out)
-				convJSON.want(t, 0)
-				if got, want := jsonRecords(convJSON.stdout), jsonRecords(origJSON.stdout); got != want {
-					t.Errorf("JSON records differ after conversion: %s", sharedtest.FirstDiff(got, want))
-				}
+				sameJSONRecords(t, origJSON, out)
 			})
 		}
 	}
@@ -334,12 +330,19 @@ func TestConvertEveryLog(t *testing.T) {
 			iolens(t, "convert", lg.Path, out).want(t, 0)
 			orig := iolens(t, "parse", "--json", lg.Path)
 			orig.want(t, 0)
-			conv := iolens(t, "parse", "--json", out)
-			conv.want(t, 0)
-			if got, want := jsonRecords(conv.stdout), jsonRecords(orig.stdout); got != want {
-				t.Errorf("JSON records differ after conversion: %s", sharedtest.FirstDiff(got, want))
-			}
+			sameJSONRecords(t, orig, out)
 		})
+	}
+}
+
+// sameJSONRecords checks that the converted log at path holds the records
+// of orig, the output of "parse --json" of the original log.
+func sameJSONRecords(t *testing.T, orig result, path string) {
+	t.Helper()
+	conv := iolens(t, "parse", "--json", path)
+	conv.want(t, 0)
+	if got, want := jsonRecords(conv.stdout), jsonRecords(orig.stdout); got != want {
+		t.Errorf("JSON records differ after conversion: %s", sharedtest.FirstDiff(got, want))
 	}
 }
 
