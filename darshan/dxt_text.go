@@ -63,8 +63,7 @@ func (d *dxtRun) modules() error {
 		var err error
 		switch {
 		case !m.Known():
-			io.WriteString(d.errOut, "# Warning: module id "+strconv.Itoa(int(m))+
-				" is unknown. You may need a newer version of the Darshan utilities to parse it.\n")
+			io.WriteString(d.errOut, unknownModuleWarning(m))
 		case m == ModNull || m == ModAPXC:
 			io.WriteString(d.errOut, "Warning: no log utility handlers defined for module "+m.String()+", SKIPPING.\n")
 		case m == ModLustre:
@@ -92,11 +91,7 @@ func (d *dxtRun) incomplete(m ModuleID) error {
 		d.t.s(incompleteText(name, "WARNING", "", "unecessary"))
 		return nil
 	}
-	if err := d.t.flush(true); err != nil {
-		return err
-	}
-	io.WriteString(d.errOut, incompleteText(name, "ERROR", "darshan-dxt-parser", "unecessary"))
-	return d.l.errorAt("module "+name, -1, ErrIncomplete)
+	return stopIncomplete(d.t, d.errOut, d.l, name, "darshan-dxt-parser", "unecessary")
 }
 
 // each calls fn for every record of module m; a record that cannot be read

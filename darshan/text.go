@@ -179,6 +179,24 @@ func incompleteText(name, kind, tool, unnecessary string) string {
 	return s
 }
 
+// unknownModuleWarning is the notice the reference tools print for a
+// module id they do not know.
+func unknownModuleWarning(m ModuleID) string {
+	return "# Warning: module id " + strconv.Itoa(int(m)) +
+		" is unknown. You may need a newer version of the Darshan utilities to parse it.\n"
+}
+
+// stopIncomplete ends the output at an incomplete module: it flushes t,
+// prints the error block of tool on errOut and returns an error wrapping
+// ErrIncomplete.
+func stopIncomplete(t *textOut, errOut io.Writer, l *Log, name, tool, unnecessary string) error {
+	if err := t.flush(true); err != nil {
+		return err
+	}
+	io.WriteString(errOut, incompleteText(name, "ERROR", tool, unnecessary))
+	return l.errorAt("module "+name, -1, ErrIncomplete)
+}
+
 //go:embed descriptions.txt
 var descriptionsText string
 
@@ -254,8 +272,7 @@ func (p *parserRun) modules() error {
 		} else {
 			switch {
 			case !m.Known():
-				io.WriteString(p.errOut, "# Warning: module id "+strconv.Itoa(int(m))+
-					" is unknown. You may need a newer version of the Darshan utilities to parse it.\n")
+				io.WriteString(p.errOut, unknownModuleWarning(m))
 				continue
 			case m == ModNull || m == ModAPXC:
 				io.WriteString(p.errOut, "# Warning: no log utility handlers defined for module "+m.String()+", SKIPPING.\n")
@@ -273,11 +290,7 @@ func (p *parserRun) modules() error {
 		p.t.s("\n").s(stars).s("# ").s(name).s(" module data\n").s(stars)
 		if p.l.refIncomplete(m) {
 			if !p.opts.ShowIncomplete {
-				if err := p.t.flush(true); err != nil {
-					return err
-				}
-				io.WriteString(p.errOut, incompleteText(name, "ERROR", "darshan-parser", "unnecessary"))
-				return p.l.errorAt("module "+name, -1, ErrIncomplete)
+				return stopIncomplete(p.t, p.errOut, p.l, name, "darshan-parser", "unnecessary")
 			}
 			p.t.s(incompleteText(name, "WARNING", "", "unnecessary"))
 			if g.Len == 0 {
