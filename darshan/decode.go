@@ -123,8 +123,6 @@ func (d *decoder) decode(b []byte, r *Record) (int, bool, error) {
 	return d.decodeFixed(b, r)
 }
 
-func float64frombits(u uint64) float64 { return math.Float64frombits(u) }
-
 func (d *decoder) u32(b []byte) uint32 {
 	if d.big {
 		return binary.BigEndian.Uint32(b)

@@ -1,6 +1,9 @@
 package darshan
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // fixedLayout is the layout of a fixed-size record version.
 type fixedLayout struct {
@@ -147,7 +150,7 @@ func (d *decoder) upPOSIX(b []byte, lay fixedLayout, r *Record) bool {
 			first = 8
 		}
 		for i := first; i < first+3; i++ {
-			flts[i] = float64frombits(raw64(b[lay.fltOff+8*i:]))
+			flts[i] = math.Float64frombits(raw64(b[lay.fltOff+8*i:]))
 		}
 	}
 	c := append(r.Counters, ints[0], -1, -1)

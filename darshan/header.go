@@ -3,7 +3,6 @@ package darshan
 import (
 	"bytes"
 	"encoding/binary"
-	"math/bits"
 )
 
 // Compression is the compression method of a log's regions.
@@ -209,15 +208,4 @@ func printableVersion(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// partialBits lists the module ids whose bit is set in flags.
-func partialBits(flags uint64) []int {
-	var out []int
-	for flags != 0 {
-		i := bits.TrailingZeros64(flags)
-		out = append(out, i)
-		flags &^= 1 << uint(i)
-	}
-	return out
 }
