@@ -6,7 +6,8 @@ VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/iolens/iolens/internal/cli.Version=$(VERSION)
 FUZZTIME  ?= 60s
 # Debian packages the tests need beyond Go (installed by `make deps`).
-DEBIAN_PACKAGES :=
+DEBIAN_PACKAGES := gcc libc6-dev binutils openmpi-bin libopenmpi-dev mpich libmpich-dev \
+	libhdf5-openmpi-dev libpnetcdf-dev python3 procps
 
 .PHONY: all build test bench fuzz deps clean
 

@@ -1,0 +1,332 @@
+/*
+ * Internal interface of the iolens preload library, shared by the core
+ * (core.c: start-up, store, names, records, handle tables, time, DXT,
+ * heatmaps) and the instrumentation modules (posix.c, stdio.c, mpiio.c,
+ * hdf5.c, pnetcdf.c).
+ *
+ * A module wrapper follows one pattern:
+ *
+ *   ssize_t write(int fd, const void *buf, size_t n) {
+ *       IOL_RESOLVE(write);                       // pointer to the real call
+ *       struct iol_record_block *r = iol_fd_get(fd);
+ *       if (!r) return real_write(fd, buf, n);    // not tracked: no cost
+ *       iol_tick t1 = iol_now();
+ *       ssize_t ret = real_write(fd, buf, n);
+ *       iol_tick t2 = iol_now();
+ *       if (iol_enter(r)) { ...update counters...; iol_leave(r, t2); }
+ *       return ret;
+ *   }
+ *
+ * iol_enter takes the record's lock (skipped while the process has a single
+ * thread) and refuses re-entry from a signal handler that interrupted an
+ * update on the same thread.
+ */
+#ifndef IOLENS_H
+#define IOLENS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "counters.h"
+#include "store.h"
+
+#define IOL_HIDDEN __attribute__((visibility("hidden")))
+#define IOL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define IOL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+typedef uint64_t iol_tick;
+
+/* Reads the tick counter. */
+static inline iol_tick iol_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+	extern int clock_gettime(int, struct timespec *);
+	clock_gettime(1 /* CLOCK_MONOTONIC */, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* Resolves the next definition of a wrapped function into real_<name>. The
+ * pointer variable must be declared with IOL_REAL_DECL. */
+#define IOL_REAL_DECL(ret, name, args) static ret(*real_##name) args
+#define IOL_RESOLVE(name)                                                      \
+	do {                                                                   \
+		if (IOL_UNLIKELY(!real_##name))                                \
+			real_##name = (__typeof__(real_##name))iol_resolve(#name); \
+	} while (0)
+
+IOL_HIDDEN void *iol_resolve(const char *name);
+
+/* ---- process-wide state ---- */
+
+/* iol_active is non-zero while the library records (after start-up, before
+ * the process ends). Wrappers check it through iol_fd_get / iol_record_*. */
+IOL_HIDDEN extern volatile int iol_active;
+IOL_HIDDEN extern int iol_dxt_enabled;
+IOL_HIDDEN extern int64_t iol_mem_alignment;
+
+/* Starts the library if it has not started (safe to call from any wrapper;
+ * constructors of other libraries may call wrappers before ours ran). */
+IOL_HIDDEN void iol_ensure_started(void);
+
+/* The store header of this process, or NULL before start-up. */
+IOL_HIDDEN struct iol_store_header *iol_header(void);
+
+/* Sets the partial bit of a module: data was lost because a cap was hit. */
+IOL_HIDDEN void iol_set_partial(int module);
+
+/* ---- records ---- */
+
+/* Common runtime state at the start of every record's runtime area; a fork
+ * child copies the position fields of records it inherits. */
+struct iol_rt {
+	int64_t offset;          /* the module's idea of the file position */
+	int64_t last_read;       /* last byte read (POSIX) */
+	int64_t last_written;    /* last byte written (POSIX) */
+	int32_t last_io;         /* 0 none, IOL_OP_READ, IOL_OP_WRITE */
+	int32_t pad;
+	double last_read_end;    /* timer bookkeeping (ticks) */
+	double last_write_end;
+	double last_meta_end;
+	double last_wait_end;
+};
+
+/* Candidate table for the "four most common values" counters. */
+#define IOL_CV_MAX 32
+struct iol_cv {
+	int n;
+	int last; /* index of the last hit */
+	int64_t val[IOL_CV_MAX];
+	int64_t cnt[IOL_CV_MAX];
+};
+#define IOL_TUPLE 11
+struct iol_cv_tuple {
+	int n;
+	int pad;
+	int64_t val[IOL_CV_MAX][IOL_TUPLE];
+	int64_t cnt[IOL_CV_MAX];
+};
+
+/* Counter arrays of a record. */
+static inline int64_t *iol_counters(struct iol_record_block *r)
+{
+	return (int64_t *)(r + 1);
+}
+static inline double *iol_fcounters(struct iol_record_block *r)
+{
+	return (double *)(iol_counters(r) + r->ncounters);
+}
+/* Runtime area: struct iol_rt followed by the module's own state. */
+static inline struct iol_rt *iol_runtime(struct iol_record_block *r)
+{
+	return (struct iol_rt *)(iol_fcounters(r) + r->nfcounters);
+}
+
+/* Description of a module's records. */
+struct iol_module {
+	int id;              /* darshan module id */
+	uint32_t ncounters;
+	uint32_t nfcounters;
+	uint32_t rt_size;    /* runtime bytes, including struct iol_rt */
+	/* Initialises a new record (e.g. alignment counters); may be NULL.
+	 * Called with the record not yet visible to other threads. */
+	void (*init)(struct iol_record_block *r, const char *name);
+};
+
+/* Normalises path like Darshan (cwd prefix, "//" and "/./" collapsed) into
+ * buf (PATH_MAX bytes). Returns buf, or NULL if the result does not fit. */
+IOL_HIDDEN char *iol_normalize(const char *path, char *buf, size_t size);
+
+/* Reports whether a (normalised) name is excluded from instrumentation. */
+IOL_HIDDEN int iol_excluded(const char *name);
+
+/* Finds or creates the record of module m for name (not normalised here).
+ * Returns NULL if the name is excluded, the library is inactive, or the
+ * store is full (then the module's partial bit is set). */
+IOL_HIDDEN struct iol_record_block *iol_record(const struct iol_module *m, const char *name);
+/* Finds a record by id, or NULL. */
+IOL_HIDDEN struct iol_record_block *iol_record_by_id(int module, uint64_t id);
+/* Returns the name of a record id, or NULL. */
+IOL_HIDDEN const char *iol_name(uint64_t id);
+/* The lookup8 hash of a name (darshan record id). */
+IOL_HIDDEN uint64_t iol_hash(const char *name, size_t len);
+
+/* ---- handle tables ---- */
+
+/* POSIX file descriptors. */
+IOL_HIDDEN extern struct iol_record_block *volatile *iol_fdmap;
+#define IOL_FDMAP_SIZE 65536
+IOL_HIDDEN struct iol_record_block *iol_fd_get_slow(int fd);
+static inline struct iol_record_block *iol_fd_get(int fd)
+{
+	if (IOL_LIKELY((unsigned)fd < IOL_FDMAP_SIZE && iol_fdmap))
+		return iol_fdmap[fd];
+	return iol_fd_get_slow(fd);
+}
+IOL_HIDDEN void iol_fd_put(int fd, struct iol_record_block *r);
+IOL_HIDDEN void iol_fd_del(int fd);
+
+/* Other handles (FILE*, MPI_File, hid_t, ncid, varid), by kind. */
+enum iol_handle_kind {
+	IOL_H_STDIO = 1,
+	IOL_H_MPIIO,
+	IOL_H_H5F,
+	IOL_H_H5D,
+	IOL_H_NCFILE,
+	IOL_H_NCVAR,
+};
+IOL_HIDDEN struct iol_record_block *iol_handle_get(int kind, uint64_t handle);
+IOL_HIDDEN void iol_handle_put(int kind, uint64_t handle, struct iol_record_block *r);
+IOL_HIDDEN void iol_handle_del(int kind, uint64_t handle);
+
+/* ---- updates ---- */
+
+IOL_HIDDEN extern __thread int iol_in_update __attribute__((tls_model("initial-exec")));
+IOL_HIDDEN void iol_spin(uint32_t *lock);
+extern char __libc_single_threaded;
+
+/* Begins an update of r. Returns 0 (and the caller must skip the update)
+ * when the library is inactive or a signal handler interrupted an update on
+ * this thread. */
+static inline int iol_enter(struct iol_record_block *r)
+{
+	if (IOL_UNLIKELY(!iol_active || iol_in_update))
+		return 0;
+	iol_in_update = 1;
+	if (!__libc_single_threaded &&
+	    __atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
+		iol_spin(&r->lock);
+	return 1;
+}
+
+IOL_HIDDEN void iol_calibrate(iol_tick now);
+IOL_HIDDEN extern iol_tick iol_next_calibration;
+
+/* Ends an update started by iol_enter; now = the latest tick read. */
+static inline void iol_leave(struct iol_record_block *r, iol_tick now)
+{
+	if (!__libc_single_threaded)
+		__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+	iol_in_update = 0;
+	if (IOL_UNLIKELY(now >= iol_next_calibration))
+		iol_calibrate(now);
+}
+
+/* Ticks since tick0 as a double (time stamps in records). */
+IOL_HIDDEN extern iol_tick iol_tick0;
+static inline double iol_rel(iol_tick t)
+{
+	return (double)(int64_t)(t - iol_tick0);
+}
+
+/* X_START_TIMESTAMP / X_END_TIMESTAMP update (Darshan rules). */
+static inline void iol_stamp(double *f, int start, int end, iol_tick t1, iol_tick t2)
+{
+	double a = iol_rel(t1);
+	if (f[start] == 0 || f[start] > a)
+		f[start] = a;
+	f[end] = iol_rel(t2);
+}
+
+/* Cumulative time without double counting (Darshan rules). */
+static inline void iol_timer(double *timer, double *last_end, iol_tick t1, iol_tick t2)
+{
+	double a = iol_rel(t1), b = iol_rel(t2);
+	if (a > *last_end)
+		*timer += b - a;
+	else
+		*timer += b - *last_end;
+	if (b > *last_end)
+		*last_end = b;
+}
+
+/* Slowest single operation. */
+static inline void iol_maxtime(double *f, int64_t *c, int fidx, int cidx,
+			       iol_tick t1, iol_tick t2, int64_t size)
+{
+	double d = (double)(int64_t)(t2 - t1);
+	if (d > f[fidx]) {
+		f[fidx] = d;
+		c[cidx] = size;
+	}
+}
+
+/* Size histogram: c[first + bucket(v)]. */
+static inline void iol_histogram(int64_t *c, int first, int64_t v)
+{
+	int b;
+	if (v < 101) b = 0;
+	else if (v < 1025) b = 1;
+	else if (v < 10241) b = 2;
+	else if (v < 102401) b = 3;
+	else if (v < 1048577) b = 4;
+	else if (v < 4194305) b = 5;
+	else if (v < 10485761) b = 6;
+	else if (v < 104857601) b = 7;
+	else if (v < 1073741825) b = 8;
+	else b = 9;
+	c[first + b]++;
+}
+
+/* Read/write switch. */
+static inline void iol_rw_switch(struct iol_rt *rt, int64_t *c, int idx, int op)
+{
+	if (rt->last_io && rt->last_io != op)
+		c[idx]++;
+	rt->last_io = op;
+}
+
+/* Four most common values: value v counted in table t, slots at
+ * c[val_first..+3] (values) and c[cnt_first..+3] (counts). */
+IOL_HIDDEN void iol_common_slow(struct iol_cv *t, int64_t *c, int val_first, int cnt_first, int64_t v);
+static inline void iol_common(struct iol_cv *t, int64_t *c, int val_first, int cnt_first, int64_t v)
+{
+	int i = t->last;
+	if (IOL_LIKELY(i < t->n && t->val[i] == v)) {
+		int64_t f = ++t->cnt[i];
+		if (v != 0 && c[val_first] == v) { /* already the most common */
+			c[cnt_first] = f;
+			return;
+		}
+		iol_common_slow(t, c, val_first, cnt_first, v);
+		t->cnt[i]--; /* the slow path counts again */
+		return;
+	}
+	iol_common_slow(t, c, val_first, cnt_first, v);
+}
+/* The same for 11-value access tuples (H5D, PNETCDF_VAR): tuple k of the
+ * record occupies c[val_first + 11*k .. +11), its count c[cnt_first + k]. */
+IOL_HIDDEN void iol_common_tuple(struct iol_cv_tuple *t, int64_t *c, int val_first, int cnt_first,
+				 const int64_t v[IOL_TUPLE]);
+
+/* ---- DXT and heatmaps ---- */
+
+/* Appends a traced operation (no-op unless DXT is enabled). */
+IOL_HIDDEN void iol_dxt(int module, uint64_t id, int op, int64_t offset, int64_t length,
+			iol_tick t1, iol_tick t2);
+
+/* Adds size bytes moved by module between t1 and t2 to the heatmap. */
+IOL_HIDDEN void iol_heatmap(int module, int op, int64_t size, iol_tick t1, iol_tick t2);
+
+/* ---- fork support ---- */
+
+/* Called in a fork child for each tracked record it inherits: returns the
+ * replacement record in the child's store (position state copied). */
+IOL_HIDDEN struct iol_record_block *iol_inherit(struct iol_record_block *old);
+
+/* Module hooks run at start-up (e.g. STDIO's standard streams). */
+IOL_HIDDEN void iol_posix_adopt_fds(void);
+
+/* ---- MPI (set by mpiio.c in MPI builds) ---- */
+IOL_HIDDEN void iol_set_mpi(int64_t rank, int64_t size, uint64_t job, const char *flavor);
+
+#endif

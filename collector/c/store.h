@@ -1,0 +1,157 @@
+/*
+ * Layout of a per-process store: the file that holds everything the preload
+ * library records for one process. It is mapped MAP_SHARED from the start,
+ * so the kernel keeps every completed update even if the process is killed;
+ * the Go side (collector/store.go) reads it after the run and merges stores
+ * into Darshan logs. All integers are native little-endian; every block is
+ * 8-byte aligned.
+ *
+ * File layout:
+ *   [0, 4096)        struct iol_store_header
+ *   [4096, used)     blocks, appended in allocation order
+ *
+ * Every block starts with a 64-bit word: low 32 bits = block type (never 0),
+ * high 32 bits = block size in bytes including the word (a multiple of 8).
+ * The word is stored last, with release ordering, once the block's fixed
+ * fields are written; a reader stops at the first zero word (a block that
+ * was being allocated when the process died).
+ *
+ * Times: the collector reads a cheap tick counter (the TSC on x86-64,
+ * CLOCK_MONOTONIC nanoseconds elsewhere). Time stamps are ticks elapsed since
+ * header.tick0 (stored as doubles in records, uint64 in DXT segments);
+ * durations are ticks. header.tick0 was read together with the wall clock
+ * (start_sec, start_nsec); (cal_tick, cal_sec, cal_nsec) is a later pair,
+ * refreshed while the process runs and at exit. Ticks per second =
+ * (cal_tick - tick0) / (cal - start), or tick_hz when the pairs are too
+ * close together.
+ */
+#ifndef IOLENS_STORE_H
+#define IOLENS_STORE_H
+
+#include <stdint.h>
+
+#define IOL_STORE_MAGIC "IOLSTOR\x01"
+#define IOL_STORE_VERSION 1
+#define IOL_HEADER_SIZE 4096
+
+/* Process states (header.state). */
+enum iol_state {
+	IOL_STATE_RUNNING = 1, /* still running, or killed */
+	IOL_STATE_EXITED = 2,  /* exit, _exit or a return from main */
+	IOL_STATE_EXECED = 3,  /* replaced itself with exec */
+};
+
+/* Header flags (header.flags). */
+enum {
+	IOL_FLAG_DXT = 1,       /* DXT tracing was enabled */
+	IOL_FLAG_MPI_BUILD = 2, /* library built with MPI support */
+};
+
+struct iol_store_header {
+	char magic[8];            /*    0: IOL_STORE_MAGIC */
+	uint32_t version;         /*    8 */
+	uint32_t header_size;     /*   12: IOL_HEADER_SIZE */
+	uint64_t used;            /*   16: bytes of the file in use (blocks end) */
+	uint64_t size;            /*   24: file size */
+	int64_t pid;              /*   32 */
+	int64_t ppid;             /*   40 */
+	int64_t fork_parent;      /*   48: pid of the parent if a fork child, else 0 */
+	int64_t uid;              /*   56 */
+	int64_t start_sec;        /*   64: wall clock when tick0 was read */
+	int64_t start_nsec;       /*   72 */
+	int64_t end_sec;          /*   80: wall clock at exit/exec, 0 if unknown */
+	int64_t end_nsec;         /*   88 */
+	uint64_t tick0;           /*   96 */
+	uint64_t cal_tick;        /*  104: latest calibration pair */
+	int64_t cal_sec;          /*  112 */
+	int64_t cal_nsec;         /*  120 */
+	double tick_hz;           /*  128: estimate of ticks per second, 0 if none */
+	uint32_t state;           /*  136: enum iol_state */
+	uint32_t flags;           /*  140 */
+	int64_t mpi_rank;         /*  144: -1 until MPI_Init succeeded */
+	int64_t mpi_size;         /*  152: 0 until MPI_Init succeeded */
+	uint64_t mpi_job;         /*  160: key shared by all ranks of one MPI job, 0 if none */
+	uint64_t partial;         /*  168: bit m set = module m lost data (a cap was reached) */
+	int64_t jobid;            /*  176: SLURM_JOB_ID / PBS_JOBID / IOLENS_JOBID, -1 if none */
+	uint64_t mpi_init_tick;   /*  184: ticks when MPI_Init returned (0 if never) */
+	char hostname[64];        /*  192 */
+	char app[64];             /*  256: IOLENS_APP */
+	char mpi_flavor[16];      /*  320: "openmpi", "mpich" or "" */
+	uint32_t cmdline_len;     /*  336 */
+	uint32_t reserved0;       /*  340 */
+	char cmdline[3072];       /*  344: argv joined by blanks */
+	char pad[IOL_HEADER_SIZE - 3416];
+};
+
+/* Block types. */
+enum iol_block_type {
+	IOL_BLK_NAME = 1,
+	IOL_BLK_RECORD = 2,
+	IOL_BLK_DXT = 3,
+	IOL_BLK_HEATMAP = 4,
+};
+
+/* A record name; one per distinct id per process. */
+struct iol_name_block {
+	uint64_t word;
+	uint64_t id;   /* darshan record id (lookup8 hash of the name) */
+	uint32_t len;  /* name length without NUL */
+	uint32_t pad;
+	char name[];   /* len bytes, then NUL, padded to 8 */
+};
+
+/*
+ * A module record. counters[ncounters] (int64) and fcounters[nfcounters]
+ * (double) follow the header directly, in the order of package darshan's
+ * tables (counters.h). Time-stamp fcounters (..._TIMESTAMP) hold ticks since
+ * tick0, duration fcounters (..._TIME) hold ticks; FASTEST/SLOWEST/VARIANCE
+ * counters are left 0 for the merge. After the counters comes runtime state
+ * private to the library.
+ */
+struct iol_record_block {
+	uint64_t word;
+	uint32_t module;      /*  8: darshan module id */
+	uint32_t ncounters;   /* 12 */
+	uint32_t nfcounters;  /* 16 */
+	uint32_t lock;        /* 20: runtime spin lock */
+	uint64_t id;          /* 24: record id */
+	uint64_t file_rec_id; /* 32: H5D / PNETCDF_VAR: id of the file record */
+	uint64_t reserved;    /* 40 */
+	/* 48: int64_t counters[ncounters]; double fcounters[nfcounters]; runtime */
+};
+
+/* One traced operation. kind is stored last (release); 0 = not completed. */
+struct iol_segment {
+	uint64_t id;       /* record id */
+	uint32_t kind;     /* module id << 8 | op (IOL_OP_READ / IOL_OP_WRITE); 0 = empty */
+	uint32_t pad;
+	int64_t offset;    /* -1 if unknown */
+	int64_t length;
+	uint64_t start;    /* ticks since tick0 */
+	uint64_t end;
+	uint64_t thread;   /* pthread_self() */
+};
+
+enum { IOL_OP_WRITE = 1, IOL_OP_READ = 2 };
+
+/* A chunk of DXT segments. */
+struct iol_dxt_block {
+	uint64_t word;
+	uint32_t capacity;   /* segments in this chunk */
+	uint32_t next;       /* runtime: next free slot (may exceed capacity) */
+	struct iol_segment seg[];
+};
+
+#define IOL_HEATMAP_BINS 200
+
+/* Bytes moved over time by one module (POSIX, MPI-IO, STDIO) of the process. */
+struct iol_heatmap_block {
+	uint64_t word;
+	uint32_t module;      /* darshan module id of the instrumented module */
+	uint32_t pad;
+	double width;         /* bin width in ticks (doubles when the bins collapse) */
+	int64_t write[IOL_HEATMAP_BINS];
+	int64_t read[IOL_HEATMAP_BINS];
+};
+
+#endif

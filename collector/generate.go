@@ -1,0 +1,3 @@
+package collector
+
+//go:generate go run ./internal/gencounters c/counters.h
