@@ -214,6 +214,7 @@ IOL_HIDDEN extern iol_tick iol_next_calibration;
 /* Ends an update started by iol_enter; now = the latest tick read. */
 static inline void iol_leave(struct iol_record_block *r, iol_tick now)
 {
+	r->events++;
 	if (!__libc_single_threaded)
 		__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
 	iol_in_update = 0;

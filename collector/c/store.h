@@ -116,7 +116,8 @@ struct iol_record_block {
 	uint32_t lock;        /* 20: runtime spin lock */
 	uint64_t id;          /* 24: record id */
 	uint64_t file_rec_id; /* 32: H5D / PNETCDF_VAR: id of the file record */
-	uint64_t reserved;    /* 40 */
+	uint64_t events;      /* 40: updates recorded; 0 = only created (e.g. an
+	                       *     inherited descriptor never used): the merge drops it */
 	/* 48: int64_t counters[ncounters]; double fcounters[nfcounters]; runtime */
 };
 
