@@ -38,6 +38,9 @@ func usagef(format string, args ...any) error {
 // exitStatus maps the error a command returned to the exit status.
 func exitStatus(err error) int {
 	var ue *usageError
+	if code, ok := commandExit(err); ok {
+		return code
+	}
 	switch {
 	case err == nil:
 		return ExitOK
@@ -71,7 +74,7 @@ func run(args []string, e *env) int {
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
-	if err != nil {
+	if _, ok := commandExit(err); err != nil && !ok {
 		fmt.Fprintf(e.stderr, "iolens: %v\n", err)
 		if exitStatus(err) == ExitUsage && cmd != nil {
 			fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -114,7 +117,7 @@ Exit status: 0 success, 1 failure, 2 bad usage.`,
 	root.SetErr(e.stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e))
+	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e))
 	return root
 }
 

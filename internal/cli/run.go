@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/iolens/iolens/collector"
+	"github.com/spf13/cobra"
+)
+
+// exitCodeError makes Main exit with the status of a command iolens ran.
+type exitCodeError struct{ code int }
+
+func (e *exitCodeError) Error() string { return fmt.Sprintf("command exited with status %d", e.code) }
+
+func newRunCmd(e *env) *cobra.Command {
+	var opts collector.RunOptions
+	cmd := &cobra.Command{
+		Use:   "run [--log-dir DIR] [--dxt] [--app NAME] [--mpicc PATH] -- CMD [ARGS...]",
+		Short: "Run a command and record its I/O as Darshan logs",
+		Long: `Run runs CMD with the collector preloaded into every process it starts
+(the library is built on first use, with the mpicc of the MPI the program
+uses when it uses MPI), passes standard input and output through and exits
+with CMD's status. Then it writes into the log directory one Darshan log
+per MPI job (ranks = MPI ranks) and one for the non-MPI processes that did
+I/O (each process a rank, in start order), and prints each log's path on
+standard error. The log directory is --log-dir, else $IOLENS_LOG_DIR, else
+the current directory.
+
+Environment of the traced processes: IOLENS_DXT=1 (as --dxt) traces every
+POSIX and MPI-IO operation; IOLENS_DXT_MAX (default 1G) and
+IOLENS_STORE_MAX (default 4G) cap the per-process trace and store sizes
+(a capped module is flagged partial in the log); IOLENS_EXCLUDE and
+IOLENS_INCLUDE are extended regular expressions of file names to leave out
+or to keep despite the default exclusions (/etc/, /usr/, /proc/, /sys/,
+/dev/ except /dev/shm/, ...); IOLENS_MEMALIGN sets the memory alignment
+checked by POSIX_MEM_NOT_ALIGNED (default 8).`,
+		Example: `  iolens run -- ./app input.dat
+  iolens run --dxt --log-dir logs -- mpiexec -n 4 ./app
+  iolens run --app sim -- sh -c './pre | ./sim > out'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("missing command to run (iolens run [flags] -- CMD [ARGS...])")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Stdin, opts.Stdout, opts.Stderr = e.stdin, e.stdout, e.stderr
+			opts.Log.Version = Version
+			res, err := collector.Run(cmd.Context(), args, opts)
+			for _, p := range res.Logs {
+				fmt.Fprintf(e.stderr, "iolens: log %s\n", p)
+			}
+			if err != nil {
+				return err
+			}
+			if res.ExitCode != 0 {
+				return &exitCodeError{res.ExitCode}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.SetInterspersed(false)
+	fl.StringVar(&opts.LogDir, "log-dir", "", "directory of the logs (default $IOLENS_LOG_DIR, else .)")
+	fl.BoolVar(&opts.DXT, "dxt", false, "trace every POSIX and MPI-IO operation (DXT)")
+	fl.StringVar(&opts.App, "app", "", "application name used in log file names")
+	fl.StringVar(&opts.MPICC, "mpicc", "", "build the collector with this MPI compiler wrapper instead of detecting it")
+	return cmd
+}
+
+// commandExit returns the exit status carried by err, if any.
+func commandExit(err error) (int, bool) {
+	var ce *exitCodeError
+	if errors.As(err, &ce) {
+		return ce.code, true
+	}
+	return 0, false
+}
