@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// needTool returns the path of a program the test needs. It skips the
+// test when the program is missing, or fails it when CI=true.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is required in CI: %v", name, err)
+		}
+		t.Skipf("%s not available: %v", name, err)
+	}
+	return p
+}
+
+// withCollectorSources makes the collector commands build src into a
+// fresh cache, and returns the cache.
+func withCollectorSources(t *testing.T, src fstest.MapFS) string {
+	t.Helper()
+	old := collectorSources
+	collectorSources = src
+	t.Cleanup(func() { collectorSources = old })
+	cache := t.TempDir()
+	t.Setenv("IOLENS_CACHE_DIR", cache)
+	return cache
+}
+
+var testCollector = fstest.MapFS{
+	"lib.c": {Data: []byte(`#include <unistd.h>
+int iolens_cli_test(void) { return (int)getpid(); }
+`)},
+	"mpi.c": {Data: []byte(`/* iolens: mpi */
+#include <mpi.h>
+int iolens_cli_rank(void) { int r = -1; PMPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+`)},
+}
+
+// libPath checks that out is one line naming a library in cache.
+func libPath(t *testing.T, out, cache string) string {
+	t.Helper()
+	lib, ok := strings.CutSuffix(out, "\n")
+	if !ok || strings.Contains(lib, "\n") {
+		t.Fatalf("output is not one line: %q", out)
+	}
+	if !strings.HasPrefix(lib, cache+string(filepath.Separator)) || filepath.Base(lib) != "libiolens.so" {
+		t.Errorf("library %s is not a libiolens.so in %s", lib, cache)
+	}
+	if st, err := os.Stat(lib); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("library %s: %v", lib, err)
+	}
+	return lib
+}
+
+func TestCollectorBuildAndPath(t *testing.T) {
+	needTool(t, "cc")
+	cache := withCollectorSources(t, testCollector)
+
+	r := iolens(t, "collector", "build")
+	r.want(t, 0)
+	lib := libPath(t, r.stdout, cache)
+
+	r = iolens(t, "collector", "path")
+	r.want(t, 0)
+	if got := libPath(t, r.stdout, cache); got != lib {
+		t.Errorf("path prints %s, build printed %s", got, lib)
+	}
+
+	// path builds when the cache is empty.
+	cache2 := withCollectorSources(t, testCollector)
+	r = iolens(t, "collector", "path")
+	r.want(t, 0)
+	libPath(t, r.stdout, cache2)
+}
+
+func TestCollectorMPI(t *testing.T) {
+	needTool(t, "cc")
+	needTool(t, "objcopy")
+	cache := withCollectorSources(t, testCollector)
+	plain := iolens(t, "collector", "path")
+	plain.want(t, 0)
+	seen := map[string]string{}
+	for _, c := range []struct{ flavor, mpicc string }{{"openmpi", "mpicc.openmpi"}, {"mpich", "mpicc.mpich"}} {
+		needTool(t, c.mpicc)
+		r := iolens(t, "collector", "build", "--mpicc", c.mpicc)
+		r.want(t, 0)
+		lib := libPath(t, r.stdout, cache)
+		if r.stdout == plain.stdout {
+			t.Errorf("--mpicc %s: same library as without MPI", c.mpicc)
+		}
+		t.Setenv("IOLENS_MPICC", "")
+		r = iolens(t, "collector", "path", "--mpi", c.flavor)
+		r.want(t, 0)
+		if got := libPath(t, r.stdout, cache); got != lib {
+			t.Errorf("--mpi %s: %s, want the library of %s: %s", c.flavor, got, c.mpicc, lib)
+		}
+		seen[c.flavor] = lib
+	}
+	if seen["openmpi"] == seen["mpich"] {
+		t.Errorf("Open MPI and MPICH share a library")
+	}
+}
+
+func TestCollectorBuildFailure(t *testing.T) {
+	needTool(t, "cc")
+	src := fstest.MapFS{"bad.c": {Data: []byte("int f(void) { return no_such_symbol_iolens; }\n")}}
+	cache := withCollectorSources(t, src)
+	r := iolens(t, "collector", "path")
+	r.want(t, 1)
+	if r.stdout != "" {
+		t.Errorf("stdout: %q", r.stdout)
+	}
+	if !strings.HasPrefix(r.stderr, "iolens: building the collector") || !strings.Contains(r.stderr, "no_such_symbol_iolens") {
+		t.Errorf("stderr does not carry the compiler's error:\n%s", r.stderr)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Errorf("failed build left %d entries in the cache", len(entries))
+	}
+}
+
+func TestCollectorUsage(t *testing.T) {
+	withCollectorSources(t, testCollector)
+	for _, args := range [][]string{
+		{"collector"},
+		{"collector", "bogus"},
+		{"collector", "build", "extra"},
+		{"collector", "path", "extra"},
+		{"collector", "path", "--no-such-flag"},
+		{"collector", "build", "--mpicc", "/no/such/mpicc"},
+		{"collector", "path", "--mpi", "lam"},
+		{"collector", "path", "--mpi", "mpich", "--mpicc", "mpicc"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := iolens(t, args...)
+			r.want(t, 2)
+			if !strings.Contains(r.stderr, "iolens: ") || !strings.Contains(r.stderr, "--help") {
+				t.Errorf("stderr: %q", r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout: %q", r.stdout)
+			}
+		})
+	}
+}
+
+func TestCollectorHelp(t *testing.T) {
+	for _, args := range [][]string{{"collector", "--help"}, {"collector", "build", "--help"}, {"collector", "path", "--help"}} {
+		r := iolens(t, args...)
+		r.want(t, 0)
+		if !strings.Contains(r.stdout, "Examples:") || !strings.Contains(r.stdout, "iolens collector") {
+			t.Errorf("%v: help has no example:\n%s", args, r.stdout)
+		}
+	}
+}
