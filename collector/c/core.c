@@ -70,6 +70,7 @@ static struct {
 	char store_dir[PATH_MAX - 256];
 	char store_path[PATH_MAX];
 	uint32_t calibrating;
+	int store_failed;
 	iol_tick calibration_interval;
 } g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -380,40 +381,56 @@ static int store_create(void)
 {
 	if (g.hdr != &g.own)
 		return 0;
+	if (g.store_failed)
+		return -1;
 	if (!g.store_dir[0])
 		store_dir(g.store_dir, sizeof g.store_dir);
-	if (make_dirs(g.store_dir) < 0)
-		return -1;
 	size_t initial = 1 << 20;
 	g.reserved = g.store_max;
+	char tmp[PATH_MAX] = "";
 	g.base = sys_mmap(NULL, g.reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (g.base == MAP_FAILED) {
-		g.base = NULL;
-		return -1;
+	if (g.base == MAP_FAILED || make_dirs(g.store_dir) < 0) {
+		if (g.base == MAP_FAILED)
+			g.base = NULL;
+		goto fail;
 	}
-	for (int attempt = 0; attempt < 100; attempt++) {
-		snprintf(g.store_path, sizeof g.store_path, "%s/%.64s-%ld-%ld-%d.store", g.store_dir,
-			 g.own.hostname, (long)g.own.pid, (long)g.own.start_sec, attempt);
-		g.fd = sys_open(g.store_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (g.fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (g.fd < 0 || store_map(0, initial) < 0) {
-		if (g.fd >= 0) {
-			syscall(SYS_unlinkat, AT_FDCWD, g.store_path, 0);
-			sys_close(g.fd);
-			g.fd = -1;
-		}
-		sys_munmap(g.base, g.reserved);
-		g.base = NULL;
-		return -1;
-	}
+	/* The file gets its final name (*.store) only once its header is
+	 * written, so every store a reader finds is well formed. */
+	snprintf(tmp, sizeof tmp, "%s/.%.64s-%ld-%ld.tmp", g.store_dir, g.own.hostname, (long)g.own.pid,
+		 (long)g.own.start_nsec);
+	g.fd = sys_open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (g.fd < 0 || store_map(0, initial) < 0)
+		goto fail;
 	struct iol_store_header *h = (struct iol_store_header *)g.base;
 	memcpy(h, &g.own, sizeof *h);
 	h->used = IOL_HEADER_SIZE;
 	h->size = initial;
+	int linked = -1;
+	for (int attempt = 0; attempt < 1000 && linked < 0; attempt++) {
+		snprintf(g.store_path, sizeof g.store_path, "%s/%.64s-%ld-%ld-%d.store", g.store_dir,
+			 g.own.hostname, (long)g.own.pid, (long)g.own.start_sec, attempt);
+		linked = (int)syscall(SYS_linkat, AT_FDCWD, tmp, AT_FDCWD, g.store_path, 0);
+		if (linked < 0 && errno != EEXIST)
+			break;
+	}
+	syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+	if (linked < 0)
+		goto fail;
 	__atomic_store_n(&g.hdr, h, __ATOMIC_RELEASE);
 	return 0;
+fail:
+	if (g.fd >= 0) {
+		syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+		sys_close(g.fd);
+		g.fd = -1;
+	}
+	if (g.base)
+		sys_munmap(g.base, g.reserved);
+	g.base = NULL;
+	g.store_failed = 1;
+	dprintf(2, "iolens: cannot create a store in %s (errno %d); this process is not recorded\n",
+		g.store_dir, errno);
+	return -1;
 }
 
 /* Allocates a zeroed block of n bytes (a multiple of 8) at the end of the
@@ -1060,6 +1077,7 @@ static void fork_child(void)
 	g.dxt_next_cap = 0;
 	memset(g.heat, 0, sizeof g.heat);
 	g.calibrating = 0;
+	g.store_failed = 0;
 	header_init(parent);
 	table_init(&g.names, 1024);
 	table_init(&g.records, 1024);

@@ -4,9 +4,10 @@
  * (spec: darshan-runtime-semantics.md §3). Differences from the reference
  * runtime: stat, fstat, lstat, fstatat and statx are counted under their own
  * names (the reference sees only the __xstat family), mmap is counted
- * (POSIX_MMAPS starts at 0 instead of -1), unlink adds meta time to an
- * existing record, and descriptors inherited across exec are adopted with
- * their current position.
+ * (POSIX_MMAPS starts at 0 instead of -1), copy_file_range and sendfile
+ * count as a read of the source and a write of the destination, unlink
+ * adds meta time to an existing record, and descriptors inherited across
+ * exec are adopted with their current position.
  */
 #include "iolens.h"
 
@@ -16,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -345,6 +347,49 @@ DATA_WRAPPER(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t 
 DATA_WRAPPER(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t o, int fl), (fd, iov, cnt, o, fl), IOL_OP_WRITE, o, iov_aligned(iov, cnt))
 DATA_WRAPPER(ssize_t, preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t o, int fl), (fd, iov, cnt, o, fl), IOL_OP_READ, o, iov_aligned(iov, cnt))
 DATA_WRAPPER(ssize_t, pwritev64v2, (int fd, const struct iovec *iov, int cnt, off64_t o, int fl), (fd, iov, cnt, o, fl), IOL_OP_WRITE, o, iov_aligned(iov, cnt))
+
+/* copy_file_range and sendfile move data between two descriptors in the
+ * kernel: a read of the source and a write of the destination. */
+static void copied(int in, int64_t in_off, int out, int64_t out_off, ssize_t n, iol_tick t1, iol_tick t2)
+{
+	if (n < 0)
+		return;
+	int saved = errno;
+	struct iol_record_block *r;
+	if ((r = iol_fd_get(in)))
+		rw(r, IOL_OP_READ, in_off, n, 1, t1, t2);
+	if ((r = iol_fd_get(out)))
+		rw(r, IOL_OP_WRITE, out_off, n, 1, t1, t2);
+	errno = saved;
+}
+
+IOL_REAL_DECL(ssize_t, copy_file_range, (int, off64_t *, int, off64_t *, size_t, unsigned int));
+ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t len, unsigned int flags)
+{
+	IOL_RESOLVE(copy_file_range);
+	int64_t io = in_off ? *in_off : -1, oo = out_off ? *out_off : -1;
+	iol_tick t1 = iol_now();
+	ssize_t n = real_copy_file_range(in, in_off, out, out_off, len, flags);
+	iol_tick t2 = iol_now();
+	copied(in, io, out, oo, n, t1, t2);
+	return n;
+}
+
+#define SENDFILE_WRAPPER(name, offt)                                          \
+	IOL_REAL_DECL(ssize_t, name, (int, int, offt *, size_t));             \
+	ssize_t name(int out, int in, offt *off, size_t count)                \
+	{                                                                     \
+		IOL_RESOLVE(name);                                            \
+		int64_t io = off ? *off : -1;                                 \
+		iol_tick t1 = iol_now();                                      \
+		ssize_t n = real_##name(out, in, off, count);                 \
+		iol_tick t2 = iol_now();                                      \
+		copied(in, io, out, -1, n, t1, t2);                           \
+		return n;                                                     \
+	}
+
+SENDFILE_WRAPPER(sendfile, off_t)
+SENDFILE_WRAPPER(sendfile64, off64_t)
 
 /* ---- positioning, sync, close ---- */
 

@@ -1,0 +1,321 @@
+package collector
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/iolens/iolens/darshan"
+)
+
+// sumCounter adds counter name over every record of module m named name.
+func sumCounter(t *testing.T, l *darshan.Log, m darshan.ModuleID, name, counter string) int64 {
+	t.Helper()
+	var sum int64
+	for _, r := range records(t, l, m) {
+		if n, _ := l.RecordName(r.ID); n == name {
+			v, ok := r.Counter(counter)
+			if !ok {
+				t.Fatalf("no counter %s", counter)
+			}
+			sum += v
+		}
+	}
+	return sum
+}
+
+func TestThreads(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/threads.c", "-pthread")
+	dir := t.TempDir()
+	l := runCollected(t, RunOptions{}, nil, prog, dir).Logs[0]
+	wantCounters(t, record(t, l, darshan.ModPOSIX, filepath.Join(dir, "shared.dat"), 0), map[string]int64{
+		"POSIX_OPENS": 1, "POSIX_WRITES": 8000, "POSIX_BYTES_WRITTEN": 512000,
+		"POSIX_MAX_BYTE_WRITTEN": 511999, "POSIX_SIZE_WRITE_0_100": 8000,
+		"POSIX_ACCESS1_ACCESS": 64, "POSIX_ACCESS1_COUNT": 8000,
+	})
+	for i := range 8 {
+		wantCounters(t, record(t, l, darshan.ModPOSIX, filepath.Join(dir, fmt.Sprintf("thread%d.dat", i)), 0), map[string]int64{
+			"POSIX_OPENS": 1, "POSIX_WRITES": 1000, "POSIX_BYTES_WRITTEN": 64000,
+			"POSIX_SEQ_WRITES": 999, "POSIX_CONSEC_WRITES": 999, "POSIX_MAX_BYTE_WRITTEN": 63999,
+		})
+	}
+}
+
+func TestForkAndExit(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/fork.c")
+	dir := t.TempDir()
+	l := runCollected(t, RunOptions{}, nil, prog, dir).Logs[0]
+	if l.Job.NProcs != 2 {
+		t.Fatalf("nprocs = %d, want 2 (parent and fork child)", l.Job.NProcs)
+	}
+	a, b := filepath.Join(dir, "a.dat"), filepath.Join(dir, "b.dat")
+	// Rank 0 is the parent (started first); the child's records are its own.
+	wantCounters(t, record(t, l, darshan.ModPOSIX, a, 0), map[string]int64{
+		"POSIX_OPENS": 1, "POSIX_WRITES": 11, "POSIX_BYTES_WRITTEN": 1100,
+	})
+	wantCounters(t, record(t, l, darshan.ModPOSIX, a, 1), map[string]int64{
+		"POSIX_OPENS": 0, "POSIX_WRITES": 20, "POSIX_BYTES_WRITTEN": 2000,
+		// The child continues at the inherited position.
+		"POSIX_MAX_BYTE_WRITTEN": 2999, "POSIX_CONSEC_WRITES": 20,
+	})
+	wantCounters(t, record(t, l, darshan.ModPOSIX, b, 1), map[string]int64{
+		"POSIX_OPENS": 1, "POSIX_WRITES": 5, "POSIX_BYTES_WRITTEN": 50,
+	})
+}
+
+func TestExecPipelines(t *testing.T) {
+	dir := t.TempDir()
+	f1, f2 := filepath.Join(dir, "cat.out"), filepath.Join(dir, "dd.out")
+	script := fmt.Sprintf("printf hello | cat > %s && dd if=/dev/zero bs=1000 count=5 status=none | dd of=%s bs=1000 iflag=fullblock status=none", f1, f2)
+	res := runCollected(t, RunOptions{}, nil, "/bin/sh", "-c", script)
+	if len(res.Logs) != 1 {
+		t.Fatalf("%d logs, want 1", len(res.Logs))
+	}
+	l := res.Logs[0]
+	// cat writes through the descriptor the shell opened and passed on.
+	if got := sumCounter(t, l, darshan.ModPOSIX, f1, "POSIX_BYTES_WRITTEN"); got != 5 {
+		t.Errorf("bytes written to %s = %d, want 5", f1, got)
+	}
+	if got := sumCounter(t, l, darshan.ModPOSIX, f1, "POSIX_WRITES"); got != 1 {
+		t.Errorf("writes to %s = %d, want 1", f1, got)
+	}
+	if got := sumCounter(t, l, darshan.ModPOSIX, f2, "POSIX_WRITES"); got != 5 {
+		t.Errorf("writes to %s = %d, want 5", f2, got)
+	}
+	if got := sumCounter(t, l, darshan.ModPOSIX, f2, "POSIX_BYTES_WRITTEN"); got != 5000 {
+		t.Errorf("bytes written to %s = %d, want 5000", f2, got)
+	}
+	if names := dirNames(t, res.LogDir); len(names) != 1 {
+		t.Errorf("log directory holds %q, want only the log", names)
+	}
+}
+
+func TestPythonMultiprocessing(t *testing.T) {
+	python := needTool(t, "python3")
+	dir := t.TempDir()
+	script := `
+import multiprocessing, os, sys
+d = sys.argv[1]
+def work(i):
+    with open(os.path.join(d, "part%d.dat" % i), "wb", buffering=0) as f:
+        for _ in range(10):
+            f.write(b"x" * 100)
+    return i
+if __name__ == "__main__":
+    multiprocessing.set_start_method("fork")
+    with multiprocessing.Pool(4) as p:
+        assert sorted(p.map(work, range(8))) == list(range(8))
+    with open(os.path.join(d, "main.dat"), "wb", buffering=0) as f:
+        f.write(b"y" * 4096)
+    with open(os.path.join(d, "main.dat"), "rb", buffering=0) as f:
+        while f.read(1000):
+            pass
+`
+	l := runCollected(t, RunOptions{}, nil, python, "-c", script, dir).Logs[0]
+	for i := range 8 {
+		name := filepath.Join(dir, fmt.Sprintf("part%d.dat", i))
+		if got := sumCounter(t, l, darshan.ModPOSIX, name, "POSIX_WRITES"); got != 10 {
+			t.Errorf("writes to %s = %d, want 10", name, got)
+		}
+		if got := sumCounter(t, l, darshan.ModPOSIX, name, "POSIX_BYTES_WRITTEN"); got != 1000 {
+			t.Errorf("bytes written to %s = %d, want 1000", name, got)
+		}
+	}
+	main := filepath.Join(dir, "main.dat")
+	if got := sumCounter(t, l, darshan.ModPOSIX, main, "POSIX_BYTES_WRITTEN"); got != 4096 {
+		t.Errorf("bytes written to %s = %d, want 4096", main, got)
+	}
+	// 4 reads of 1000 bytes, one of 96, one at the end of the file.
+	if got := sumCounter(t, l, darshan.ModPOSIX, main, "POSIX_READS"); got != 6 {
+		t.Errorf("reads of %s = %d, want 6", main, got)
+	}
+	if got := sumCounter(t, l, darshan.ModPOSIX, main, "POSIX_BYTES_READ"); got != 4096 {
+		t.Errorf("bytes read from %s = %d, want 4096", main, got)
+	}
+	if l.Job.NProcs < 2 {
+		t.Errorf("nprocs = %d, want the main process and the pool workers", l.Job.NProcs)
+	}
+}
+
+func TestExclusions(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "iolens-test-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	dir := t.TempDir()
+	script := fmt.Sprintf("cat /etc/hostname > %s/a.txt; cat /etc/hostname > %s/b.txt; cat %s/b.txt > %s/skip.txt", shm, dir, dir, dir)
+	l := runCollected(t, RunOptions{}, []string{"IOLENS_EXCLUDE=skip"}, "/bin/sh", "-c", script).Logs[0]
+	names := map[string]bool{}
+	for _, r := range records(t, l, darshan.ModPOSIX) {
+		n, _ := l.RecordName(r.ID)
+		names[n] = true
+	}
+	for _, want := range []string{shm + "/a.txt", dir + "/b.txt"} {
+		if !names[want] {
+			t.Errorf("no record of %s; records: %v", want, names)
+		}
+	}
+	for n := range names {
+		if strings.HasPrefix(n, "/etc/") || strings.Contains(n, "skip") {
+			t.Errorf("excluded file %s has a record", n)
+		}
+	}
+	if got := sumCounter(t, l, darshan.ModPOSIX, dir+"/b.txt", "POSIX_BYTES_READ"); got < 1 {
+		t.Errorf("bytes read from %s = %d, want > 0", dir+"/b.txt", got)
+	}
+	// IOLENS_INCLUDE brings back a file of a default exclusion.
+	l = runCollected(t, RunOptions{}, []string{"IOLENS_INCLUDE=^/etc/hostname$"}, "/bin/sh", "-c", "cat /etc/hostname > /dev/null").Logs[0]
+	if got := sumCounter(t, l, darshan.ModPOSIX, "/etc/hostname", "POSIX_OPENS"); got != 1 {
+		t.Errorf("opens of /etc/hostname with IOLENS_INCLUDE = %d, want 1", got)
+	}
+}
+
+func TestDXT(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/basic.c")
+	dir := t.TempDir()
+	l := runCollected(t, RunOptions{DXT: true}, nil, prog, dir).Logs[0]
+	r := record(t, l, darshan.ModDXTPOSIX, filepath.Join(dir, "basic.dat"), 0)
+	if len(r.DXT.Writes) != 1000 || len(r.DXT.Reads) != 12 {
+		t.Fatalf("%d write and %d read segments, want 1000 and 12", len(r.DXT.Writes), len(r.DXT.Reads))
+	}
+	for i, s := range r.DXT.Writes {
+		if s.Offset != int64(100*i) || s.Length != 100 || s.End < s.Start || s.Start <= 0 {
+			t.Fatalf("write segment %d = %+v", i, s)
+		}
+	}
+	wantReads := []int64{0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 5000, 10000}
+	for i, s := range r.DXT.Reads {
+		if s.Offset != wantReads[i] {
+			t.Errorf("read segment %d at %d, want %d", i, s.Offset, wantReads[i])
+		}
+	}
+	if l.Header.Incomplete(darshan.ModDXTPOSIX) {
+		t.Error("DXT_POSIX flagged partial")
+	}
+}
+
+func TestDXTCap(t *testing.T) {
+	prog := compileWorkload(t, "cc", "../../bench/microbench.c")
+	dir := t.TempDir()
+	l := runCollected(t, RunOptions{DXT: true}, []string{"IOLENS_DXT_MAX=64K"}, prog, filepath.Join(dir, "f"), "5000").Logs[0]
+	if !l.Header.Incomplete(darshan.ModDXTPOSIX) {
+		t.Error("DXT_POSIX not flagged partial when its cap was reached")
+	}
+	r := record(t, l, darshan.ModDXTPOSIX, filepath.Join(dir, "f"), 0)
+	n := len(r.DXT.Writes)
+	if n < 1000 || n >= 5000 || len(r.DXT.Reads) != 0 {
+		t.Fatalf("%d write and %d read segments kept under a 64 KiB cap", n, len(r.DXT.Reads))
+	}
+	// The kept segments are the first operations, in order.
+	for i, s := range r.DXT.Writes {
+		if s.Offset != int64(64*i) {
+			t.Fatalf("segment %d at offset %d, want %d", i, s.Offset, 64*i)
+		}
+	}
+	// The counters are complete.
+	wantCounters(t, record(t, l, darshan.ModPOSIX, filepath.Join(dir, "f"), 0), map[string]int64{
+		"POSIX_WRITES": 5000, "POSIX_READS": 5000,
+	})
+}
+
+// startCrash starts the crash workload under the collector with its stores
+// in dir; it returns the command and its progress pipe.
+func startCrash(t *testing.T, prog, lib, dir, mode string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(prog, dir, mode)
+	cmd.Env = append(os.Environ(), "LD_PRELOAD="+lib, "IOLENS_STORE_DIR="+dir)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, in, bufio.NewReader(out)
+}
+
+// crashWrites returns POSIX_WRITES and POSIX_BYTES_WRITTEN of crash.dat
+// recovered from the store the killed process left in dir (none if it was
+// killed before it created one).
+func crashWrites(t *testing.T, dir string) (int64, int64) {
+	t.Helper()
+	stores, err := ReadStores(dir)
+	if err != nil || len(stores) > 1 {
+		t.Fatalf("%d stores, %v", len(stores), err)
+	}
+	if len(stores) == 0 {
+		return 0, 0 // killed before its first operation
+	}
+	s := stores[0]
+	if s.Header.State != StateRunning {
+		t.Errorf("state of a killed process = %d, want %d", s.Header.State, StateRunning)
+	}
+	id := darshan.RecordID(filepath.Join(dir, "crash.dat"))
+	for _, r := range s.Records {
+		if r.Module == darshan.ModPOSIX && r.ID == id {
+			w, _ := r.Counter("POSIX_WRITES")
+			b, _ := r.Counter("POSIX_BYTES_WRITTEN")
+			return w, b
+		}
+	}
+	return 0, 0
+}
+
+func TestCrashRecovery(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/crash.c")
+	lib := testLibrary(t, "")
+	rng := rand.New(rand.NewPCG(1, 2))
+	// Killed at a known point: after k acknowledged writes, while it waits.
+	for iter := range 10 {
+		dir := t.TempDir()
+		k := rng.IntN(300)
+		cmd, in, out := startCrash(t, prog, lib, dir, "step")
+		var n uint32
+		for i := 0; ; i++ {
+			if err := binary.Read(out, binary.LittleEndian, &n); err != nil {
+				t.Fatal(err)
+			}
+			if i == k {
+				break
+			}
+			in.Write([]byte{1})
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if w, b := crashWrites(t, dir); w != int64(n) || b != 100*int64(n) {
+			t.Errorf("iteration %d: killed after %d writes, recovered %d writes of %d bytes", iter, n, w, b)
+		}
+	}
+	// Killed at random moments while it writes as fast as it can.
+	for iter := range 20 {
+		dir := t.TempDir()
+		cmd, in, out := startCrash(t, prog, lib, dir, "free")
+		defer in.Close()
+		time.Sleep(time.Duration(1+rng.IntN(20000)) * time.Microsecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		var n, last uint32
+		for binary.Read(out, binary.LittleEndian, &n) == nil {
+			last = n
+		}
+		cmd.Wait()
+		w, b := crashWrites(t, dir)
+		// The write after the last report may have completed too.
+		if w < int64(last) || w > int64(last)+1 || b < 100*int64(last) || b > 100*(int64(last)+1) {
+			t.Errorf("iteration %d: %d writes reported, recovered %d writes of %d bytes", iter, last, w, b)
+		}
+	}
+}
