@@ -20,7 +20,7 @@ import (
 
 // needTool returns the path of a program the test needs. It skips the
 // test when the program is missing, or fails it when CI=true.
-func needTool(t *testing.T, name string) string {
+func needTool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {

@@ -42,7 +42,7 @@ func testLibrary(t testing.TB, mpicc string) string {
 // directory and returns the program's path.
 func compileWorkload(t testing.TB, cc, src string, flags ...string) string {
 	t.Helper()
-	needTool(t.(*testing.T), cc)
+	needTool(t, cc)
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".c"))
 	args := append([]string{"-O2", "-g", "-o", out, filepath.Join("testdata", src)}, flags...)
 	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {

@@ -31,6 +31,7 @@ iol_tick iol_tick0;
 iol_tick iol_next_calibration = UINT64_MAX;
 __thread int iol_in_update __attribute__((tls_model("initial-exec")));
 struct iol_record_block *volatile *iol_fdmap;
+struct iol_heat iol_heat[IOL_HEAT_MODULES];
 
 /* Open-addressing table slot: key 0 = empty, IOL_TOMB = deleted. */
 struct iol_slot {
@@ -60,7 +61,6 @@ static struct {
 	uint64_t dxt_bytes;
 	uint32_t dxt_next_cap;
 	struct iol_dxt_block *volatile dxt_cur;
-	struct iol_heatmap_block *heat[IOL_MAX_MODULES];
 	const struct iol_module *modules[IOL_MAX_MODULES];
 	struct iol_table names;   /* id -> name block */
 	struct iol_table records; /* module/id -> record */
@@ -712,18 +712,29 @@ static void common_insert(int64_t *c, int val_first, int cnt_first, int w, const
 	}
 }
 
+static unsigned cv_slot(int64_t v)
+{
+	return (unsigned)(mix((uint64_t)v) & (IOL_CV_INDEX - 1));
+}
+
 void iol_common_slow(struct iol_cv *t, int64_t *c, int val_first, int cnt_first, int64_t v)
 {
-	int i;
-	for (i = 0; i < t->n; i++)
-		if (t->val[i] == v)
+	unsigned k = cv_slot(v);
+	int i = -1;
+	while (t->index[k]) {
+		if (t->val[t->index[k] - 1] == v) {
+			i = t->index[k] - 1;
 			break;
-	if (i == t->n) {
+		}
+		k = (k + 1) & (IOL_CV_INDEX - 1);
+	}
+	if (i < 0) {
 		if (t->n == IOL_CV_MAX)
-			return;
+			return; /* only the first 32 distinct values are counted */
+		i = t->n++;
 		t->val[i] = v;
 		t->cnt[i] = 0;
-		t->n++;
+		t->index[k] = (uint8_t)(i + 1);
 	}
 	t->last = i;
 	int64_t f = ++t->cnt[i];
@@ -815,10 +826,8 @@ static struct iol_dxt_block *dxt_chunk(struct iol_dxt_block *full, int module)
 	return cur;
 }
 
-void iol_dxt(int module, uint64_t id, int op, int64_t offset, int64_t length, iol_tick t1, iol_tick t2)
+void iol_dxt_add(int module, uint64_t id, int op, int64_t offset, int64_t length, iol_tick t1, iol_tick t2)
 {
-	if (!iol_dxt_enabled)
-		return;
 	struct iol_dxt_block *c = __atomic_load_n(&g.dxt_cur, __ATOMIC_ACQUIRE);
 	for (;;) {
 		if (c) {
@@ -844,20 +853,29 @@ void iol_dxt(int module, uint64_t id, int op, int64_t offset, int64_t length, io
 
 /* ---- heatmaps ---- */
 
+/* Sets the private copy of a heatmap's width; caller holds its lock. */
+static void heat_width(struct iol_heat *h)
+{
+	h->inv = 1.0 / h->block->width;
+	h->end = (uint64_t)(h->block->width * IOL_HEATMAP_BINS);
+}
+
 static struct iol_heatmap_block *heatmap_for(int module)
 {
-	struct iol_heatmap_block *h = __atomic_load_n(&g.heat[module], __ATOMIC_ACQUIRE);
+	struct iol_heat *ph = &iol_heat[module];
+	struct iol_heatmap_block *h = __atomic_load_n(&ph->block, __ATOMIC_ACQUIRE);
 	if (h)
 		return h;
 	pthread_mutex_lock(&g.lock);
-	h = g.heat[module];
+	h = ph->block;
 	if (!h) {
 		h = store_alloc(sizeof *h);
 		if (h) {
 			h->module = (uint32_t)module;
 			h->width = 0.1 * estimate_hz();
 			publish(&h->word, IOL_BLK_HEATMAP, sizeof *h);
-			__atomic_store_n(&g.heat[module], h, __ATOMIC_RELEASE);
+			ph->block = h;
+			heat_width(ph);
 		} else {
 			iol_set_partial(IOL_MOD_HEATMAP);
 		}
@@ -877,22 +895,29 @@ static void heatmap_collapse(struct iol_heatmap_block *h)
 	h->width *= 2;
 }
 
-void iol_heatmap(int module, int op, int64_t size, iol_tick t1, iol_tick t2)
+void iol_heatmap_slow(int module, int op, int64_t size, iol_tick t1, iol_tick t2)
 {
-	if (size <= 0 || (unsigned)module >= IOL_MAX_MODULES)
+	if (size <= 0 || (unsigned)module >= IOL_HEAT_MODULES)
 		return;
 	struct iol_heatmap_block *h = heatmap_for(module);
 	if (!h)
 		return;
+	struct iol_heat *ph = &iol_heat[module];
 	int single = __libc_single_threaded;
 	if (!single && __atomic_exchange_n(&h->pad, 1, __ATOMIC_ACQUIRE))
 		iol_spin(&h->pad);
 	int64_t *bins = op == IOL_OP_WRITE ? h->write : h->read;
 	double s = iol_rel(t1), e = iol_rel(t2);
-	while (e >= h->width * IOL_HEATMAP_BINS)
+	while (e >= h->width * IOL_HEATMAP_BINS) {
 		heatmap_collapse(h);
-	double w = h->width;
-	int first = (int)(s / w), last = (int)(e / w);
+		heat_width(ph);
+	}
+	double w = h->width, inv = ph->inv;
+	int first = (int)(s * inv), last = (int)(e * inv);
+	if (last >= IOL_HEATMAP_BINS)
+		last = IOL_HEATMAP_BINS - 1;
+	if (first > last)
+		first = last;
 	if (first == last) {
 		bins[first] += size;
 	} else {
@@ -1075,7 +1100,7 @@ static void fork_child(void)
 	g.dxt_cur = NULL;
 	g.dxt_bytes = 0;
 	g.dxt_next_cap = 0;
-	memset(g.heat, 0, sizeof g.heat);
+	memset(iol_heat, 0, sizeof iol_heat);
 	g.calibrating = 0;
 	g.store_failed = 0;
 	header_init(parent);

@@ -102,11 +102,13 @@ struct iol_rt {
 
 /* Candidate table for the "four most common values" counters. */
 #define IOL_CV_MAX 32
+#define IOL_CV_INDEX 64 /* hash index slots (a power of two > IOL_CV_MAX) */
 struct iol_cv {
 	int n;
 	int last; /* index of the last hit */
 	int64_t val[IOL_CV_MAX];
 	int64_t cnt[IOL_CV_MAX];
+	uint8_t index[IOL_CV_INDEX]; /* 1 + position in val, 0 = empty */
 };
 #define IOL_TUPLE 11
 struct iol_cv_tuple {
@@ -294,13 +296,13 @@ static inline void iol_common(struct iol_cv *t, int64_t *c, int val_first, int c
 	int i = t->last;
 	if (IOL_LIKELY(i < t->n && t->val[i] == v)) {
 		int64_t f = ++t->cnt[i];
-		if (v != 0 && c[val_first] == v) { /* already the most common */
+		if (v == 0) /* counted, never shown */
+			return;
+		if (c[val_first] == v) { /* already the most common */
 			c[cnt_first] = f;
 			return;
 		}
-		iol_common_slow(t, c, val_first, cnt_first, v);
-		t->cnt[i]--; /* the slow path counts again */
-		return;
+		t->cnt[i]--; /* the slow path counts it */
 	}
 	iol_common_slow(t, c, val_first, cnt_first, v);
 }
@@ -311,12 +313,41 @@ IOL_HIDDEN void iol_common_tuple(struct iol_cv_tuple *t, int64_t *c, int val_fir
 
 /* ---- DXT and heatmaps ---- */
 
+IOL_HIDDEN void iol_dxt_add(int module, uint64_t id, int op, int64_t offset, int64_t length,
+			    iol_tick t1, iol_tick t2);
 /* Appends a traced operation (no-op unless DXT is enabled). */
-IOL_HIDDEN void iol_dxt(int module, uint64_t id, int op, int64_t offset, int64_t length,
-			iol_tick t1, iol_tick t2);
+static inline void iol_dxt(int module, uint64_t id, int op, int64_t offset, int64_t length,
+			   iol_tick t1, iol_tick t2)
+{
+	if (IOL_UNLIKELY(iol_dxt_enabled))
+		iol_dxt_add(module, id, op, offset, length, t1, t2);
+}
+
+/* Heatmap of one module: the block in the store and, privately, the bin
+ * width's inverse and the tick (relative to tick0) where the bins end. */
+struct iol_heat {
+	struct iol_heatmap_block *block;
+	double inv;
+	uint64_t end;
+};
+#define IOL_HEAT_MODULES 16
+IOL_HIDDEN extern struct iol_heat iol_heat[IOL_HEAT_MODULES];
+IOL_HIDDEN void iol_heatmap_slow(int module, int op, int64_t size, iol_tick t1, iol_tick t2);
 
 /* Adds size bytes moved by module between t1 and t2 to the heatmap. */
-IOL_HIDDEN void iol_heatmap(int module, int op, int64_t size, iol_tick t1, iol_tick t2);
+static inline void iol_heatmap(int module, int op, int64_t size, iol_tick t1, iol_tick t2)
+{
+	struct iol_heat *h = &iol_heat[module & (IOL_HEAT_MODULES - 1)];
+	uint64_t s = t1 - iol_tick0, e = t2 - iol_tick0;
+	if (IOL_LIKELY(h->block && __libc_single_threaded && e < h->end && size > 0)) {
+		int b = (int)((double)s * h->inv);
+		if (b == (int)((double)e * h->inv)) {
+			(op == IOL_OP_WRITE ? h->block->write : h->block->read)[b] += size;
+			return;
+		}
+	}
+	iol_heatmap_slow(module, op, size, t1, t2);
+}
 
 /* ---- fork support ---- */
 

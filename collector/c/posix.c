@@ -245,9 +245,16 @@ MKSTEMP_WRAPPER(mkostemps, (char *t, int sl, int fl), (t, sl, fl), t)
 
 /* ---- data ---- */
 
+/* x is a multiple of a (> 0); a mask when a is a power of two, which it
+ * nearly always is, to keep a division off the hot path. */
+static inline int multiple(uint64_t x, uint64_t a)
+{
+	return (a & (a - 1)) == 0 ? (x & (a - 1)) == 0 : x % a == 0;
+}
+
 static int aligned(const void *p)
 {
-	return ((uintptr_t)p % (uint64_t)iol_mem_alignment) == 0;
+	return multiple((uintptr_t)p, (uint64_t)iol_mem_alignment);
 }
 
 static int iov_aligned(const struct iovec *iov, int n)
@@ -294,7 +301,7 @@ static void rw(struct iol_record_block *r, int op, int64_t off, int64_t n, int i
 	iol_common(&rt->stride, c, POSIX_STRIDE1_STRIDE, POSIX_STRIDE1_COUNT, stride);
 	if (!is_aligned)
 		c[POSIX_MEM_NOT_ALIGNED]++;
-	if (c[POSIX_FILE_ALIGNMENT] > 0 && off % c[POSIX_FILE_ALIGNMENT] != 0)
+	if (c[POSIX_FILE_ALIGNMENT] > 0 && !multiple((uint64_t)off, (uint64_t)c[POSIX_FILE_ALIGNMENT]))
 		c[POSIX_FILE_NOT_ALIGNED]++;
 	iol_rw_switch(&rt->rt, c, POSIX_RW_SWITCHES, op);
 	if (rd) {
@@ -342,6 +349,10 @@ DATA_WRAPPER(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t o
 DATA_WRAPPER(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t o), (fd, iov, cnt, o), IOL_OP_WRITE, o, iov_aligned(iov, cnt))
 DATA_WRAPPER(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t o), (fd, iov, cnt, o), IOL_OP_READ, o, iov_aligned(iov, cnt))
 DATA_WRAPPER(ssize_t, pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t o), (fd, iov, cnt, o), IOL_OP_WRITE, o, iov_aligned(iov, cnt))
+/* Fortified builds (-D_FORTIFY_SOURCE) call these for buffers of known size. */
+DATA_WRAPPER(ssize_t, __read_chk, (int fd, void *buf, size_t count, size_t len), (fd, buf, count, len), IOL_OP_READ, -1, aligned(buf))
+DATA_WRAPPER(ssize_t, __pread_chk, (int fd, void *buf, size_t count, off_t o, size_t len), (fd, buf, count, o, len), IOL_OP_READ, o, aligned(buf))
+DATA_WRAPPER(ssize_t, __pread64_chk, (int fd, void *buf, size_t count, off64_t o, size_t len), (fd, buf, count, o, len), IOL_OP_READ, o, aligned(buf))
 /* preadv2/pwritev2 with offset -1 use the current position, like read. */
 DATA_WRAPPER(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t o, int fl), (fd, iov, cnt, o, fl), IOL_OP_READ, o, iov_aligned(iov, cnt))
 DATA_WRAPPER(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t o, int fl), (fd, iov, cnt, o, fl), IOL_OP_WRITE, o, iov_aligned(iov, cnt))

@@ -1,0 +1,125 @@
+package collector
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Collector overhead, measured with bench/microbench.c: 1,000,000 writes of
+// 64 bytes then 1,000,000 preads of 64 bytes at random offsets, on tmpfs.
+// Each iteration runs the program without the collector, with counters only
+// and with DXT, interleaved; the reported figures are medians over the
+// iterations (run with -benchtime=Nx):
+//
+//	write-ns, pread-ns          time per call without the collector
+//	write-added-ns, pread-added-ns   added by the counters
+//	write-dxt-added-ns, pread-dxt-added-ns   added with DXT traces
+//	maxrss-added-KiB, maxrss-dxt-added-KiB   added peak memory per process
+func BenchmarkOverhead(b *testing.B) {
+	prog := compileWorkload(b, "cc", "../../bench/microbench.c")
+	lib := testLibrary(b, "")
+	shm := "/dev/shm"
+	if _, err := os.Stat(shm); err != nil {
+		shm = b.TempDir()
+	}
+	type sample struct{ write, pread, rss float64 }
+	run := func(env ...string) sample {
+		dir := b.TempDir()
+		cmd := exec.Command(prog, filepath.Join(shm, fmt.Sprintf("iolens-bench-%d", os.Getpid())), "1000000")
+		cmd.Env = append(os.Environ(), append(env, "IOLENS_STORE_DIR="+dir)...)
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("microbench: %v", err)
+		}
+		var s sample
+		for _, f := range strings.Fields(string(out)) {
+			k, v, _ := strings.Cut(f, "=")
+			x, _ := strconv.ParseFloat(v, 64)
+			switch k {
+			case "write_ns":
+				s.write = x
+			case "pread_ns":
+				s.pread = x
+			}
+		}
+		s.rss = float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+		os.RemoveAll(dir)
+		return s
+	}
+	var base, ctr, dxt []sample
+	b.ResetTimer()
+	for range b.N {
+		base = append(base, run())
+		ctr = append(ctr, run("LD_PRELOAD="+lib))
+		dxt = append(dxt, run("LD_PRELOAD="+lib, "IOLENS_DXT=1"))
+	}
+	b.StopTimer()
+	med := func(ss []sample, f func(sample) float64) float64 {
+		v := make([]float64, len(ss))
+		for i, s := range ss {
+			v[i] = f(s)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	w := func(s sample) float64 { return s.write }
+	p := func(s sample) float64 { return s.pread }
+	r := func(s sample) float64 { return s.rss }
+	b.ReportMetric(med(base, w), "write-ns")
+	b.ReportMetric(med(base, p), "pread-ns")
+	b.ReportMetric(med(ctr, w)-med(base, w), "write-added-ns")
+	b.ReportMetric(med(ctr, p)-med(base, p), "pread-added-ns")
+	b.ReportMetric(med(dxt, w)-med(base, w), "write-dxt-added-ns")
+	b.ReportMetric(med(dxt, p)-med(base, p), "pread-dxt-added-ns")
+	b.ReportMetric(med(ctr, r)-med(base, r), "maxrss-added-KiB")
+	b.ReportMetric(med(dxt, r)-med(base, r), "maxrss-dxt-added-KiB")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkWriteLog measures writing the Darshan log of one process at the
+// end of a run: counters only, and with 52,428 DXT segments (the number
+// Darshan keeps under its default 2 MiB trace budget).
+func BenchmarkWriteLog(b *testing.B) {
+	prog := compileWorkload(b, "cc", "../../bench/microbench.c")
+	lib := testLibrary(b, "")
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{"counters", nil},
+		{"dxt-52k", []string{"IOLENS_DXT=1"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			dir := b.TempDir()
+			cmd := exec.Command(prog, filepath.Join(dir, "data"), "26214")
+			cmd.Env = append(os.Environ(), append(tc.env, "LD_PRELOAD="+lib, "IOLENS_STORE_DIR="+dir)...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("microbench: %v\n%s", err, out)
+			}
+			stores, err := ReadStores(dir)
+			if err != nil || len(stores) != 1 {
+				b.Fatalf("%d stores: %v", len(stores), err)
+			}
+			out := filepath.Join(b.TempDir(), "log.darshan")
+			b.ResetTimer()
+			for range b.N {
+				stores, _ := ReadStores(dir)
+				f, err := os.Create(out)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := WriteLog(f, Groups(stores)[0], LogOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+			}
+		})
+	}
+}
