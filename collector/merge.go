@@ -216,7 +216,7 @@ func writeLog(w io.WriterAt, g Group, opts LogOptions) error {
 	mods[darshan.ModDXTPOSIX], mods[darshan.ModDXTMPIIO] = dxtRecords(procs)
 	mods[darshan.ModHeatmap] = heatmapRecords(procs, g.MPI)
 
-	wr := darshan.NewWriter(w, darshan.WriterOptions{Compression: opts.Compression})
+	wr := darshan.NewWriter(w, darshan.WriterOptions{Compression: opts.Compression, Fast: true})
 	if err := wr.WriteJob(job, jobCommandLine(first.Header.Cmdline), mounts); err != nil {
 		return err
 	}

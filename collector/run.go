@@ -215,21 +215,22 @@ func runCommand(ctx context.Context, argv, env []string, opts RunOptions) (int, 
 	return st.ExitStatus(), nil
 }
 
-// mergeRun writes the logs of the stores in dir into logDir.
+// mergeRun writes the logs of the stores in dir into logDir. Unreadable
+// stores do not stop the others from being written; their errors are
+// returned with the paths of the logs written.
 func mergeRun(dir, logDir string, opts RunOptions) ([]string, error) {
 	stores, err := ReadStores(dir)
-	if err != nil {
-		return nil, err
-	}
+	errs := []error{err}
 	var paths []string
 	for _, g := range Groups(stores) {
 		path := unusedPath(filepath.Join(logDir, LogName(g, opts.App)))
 		if err := writeFile(path, g, opts.Log); err != nil {
-			return paths, err
+			errs = append(errs, err)
+			continue
 		}
 		paths = append(paths, path)
 	}
-	return paths, nil
+	return paths, errors.Join(errs...)
 }
 
 // unusedPath returns path, or path with "-<n>" before its ".darshan"
