@@ -106,65 +106,52 @@ static void open_done(int fd, const char *path, int flags, mode_t mode, iol_tick
 		opened(r, fd, -1, 1, (flags & (O_CREAT | O_TMPFILE)) ? mode : 0, t1, t2);
 }
 
+#define COMMA ,
+
 static mode_t open_mode(int flags, va_list ap)
 {
 	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
 
-#define OPEN_WRAPPER(name)                                                  \
-	IOL_REAL_DECL(int, name, (const char *, int, ...));                 \
-	int name(const char *path, int flags, ...)                          \
-	{                                                                   \
-		va_list ap;                                                 \
-		va_start(ap, flags);                                        \
-		mode_t mode = open_mode(flags, ap);                         \
-		va_end(ap);                                                 \
-		IOL_RESOLVE(name);                                          \
-		iol_tick t1 = iol_now();                                    \
-		int fd = real_##name(path, flags, mode);                    \
-		iol_tick t2 = iol_now();                                    \
-		int saved = errno;                                          \
-		open_done(fd, path, flags, mode, t1, t2);                   \
-		errno = saved;                                              \
-		return fd;                                                  \
+/* The body of a wrapper that returns a descriptor: the real call between
+ * two time stamps, then `done` (which may use fd, t1 and t2), errno kept. */
+#define FD_CALL(name, args, done)                 \
+	IOL_RESOLVE(name);                        \
+	iol_tick t1 = iol_now();                  \
+	int fd = real_##name args;                \
+	iol_tick t2 = iol_now();                  \
+	int saved = errno;                        \
+	done;                                     \
+	errno = saved;                            \
+	return fd
+
+#define FD_WRAPPER(name, params, args, done) \
+	IOL_REAL_DECL(int, name, params);    \
+	int name params                      \
+	{                                    \
+		FD_CALL(name, args, done);   \
 	}
 
-OPEN_WRAPPER(open)
-OPEN_WRAPPER(open64)
-
-#define OPEN2_WRAPPER(name)                                        \
-	IOL_REAL_DECL(int, name, (const char *, int));             \
-	int name(const char *path, int flags)                      \
-	{                                                          \
-		IOL_RESOLVE(name);                                 \
-		iol_tick t1 = iol_now();                           \
-		int fd = real_##name(path, flags);                 \
-		iol_tick t2 = iol_now();                           \
-		int saved = errno;                                 \
-		open_done(fd, path, 0, 0, t1, t2);                 \
-		errno = saved;                                     \
-		return fd;                                         \
+/* open and openat take the mode only with O_CREAT or O_TMPFILE. */
+#define OPEN_WRAPPER(name, types, params, args, done)            \
+	IOL_REAL_DECL(int, name, (types, ...));                   \
+	int name(params, ...)                                     \
+	{                                                         \
+		va_list ap;                                       \
+		va_start(ap, flags);                              \
+		mode_t mode = open_mode(flags, ap);               \
+		va_end(ap);                                       \
+		FD_CALL(name, args, done);                        \
 	}
 
-OPEN2_WRAPPER(__open_2)
-OPEN2_WRAPPER(__open64_2)
-
-#define CREAT_WRAPPER(name)                                               \
-	IOL_REAL_DECL(int, name, (const char *, mode_t));                 \
-	int name(const char *path, mode_t mode)                           \
-	{                                                                 \
-		IOL_RESOLVE(name);                                        \
-		iol_tick t1 = iol_now();                                  \
-		int fd = real_##name(path, mode);                         \
-		iol_tick t2 = iol_now();                                  \
-		int saved = errno;                                        \
-		open_done(fd, path, O_CREAT, mode, t1, t2);               \
-		errno = saved;                                            \
-		return fd;                                                \
-	}
-
-CREAT_WRAPPER(creat)
-CREAT_WRAPPER(creat64)
+OPEN_WRAPPER(open, const char * COMMA int, const char *path COMMA int flags, (path, flags, mode),
+	     open_done(fd, path, flags, mode, t1, t2))
+OPEN_WRAPPER(open64, const char * COMMA int, const char *path COMMA int flags, (path, flags, mode),
+	     open_done(fd, path, flags, mode, t1, t2))
+FD_WRAPPER(__open_2, (const char *path, int flags), (path, flags), open_done(fd, path, 0, 0, t1, t2))
+FD_WRAPPER(__open64_2, (const char *path, int flags), (path, flags), open_done(fd, path, 0, 0, t1, t2))
+FD_WRAPPER(creat, (const char *path, mode_t mode), (path, mode), open_done(fd, path, O_CREAT, mode, t1, t2))
+FD_WRAPPER(creat64, (const char *path, mode_t mode), (path, mode), open_done(fd, path, O_CREAT, mode, t1, t2))
 
 /* Name of path relative to dirfd (Darshan's openat rule). */
 static const char *at_path(int dirfd, const char *path, char *buf, size_t size)
@@ -189,54 +176,15 @@ static void openat_done(int fd, int dirfd, const char *path, int flags, mode_t m
 	open_done(fd, at_path(dirfd, path, buf, sizeof buf), flags, mode, t1, t2);
 }
 
-#define OPENAT_WRAPPER(name)                                                   \
-	IOL_REAL_DECL(int, name, (int, const char *, int, ...));               \
-	int name(int dirfd, const char *path, int flags, ...)                  \
-	{                                                                      \
-		va_list ap;                                                    \
-		va_start(ap, flags);                                           \
-		mode_t mode = open_mode(flags, ap);                            \
-		va_end(ap);                                                    \
-		IOL_RESOLVE(name);                                             \
-		iol_tick t1 = iol_now();                                       \
-		int fd = real_##name(dirfd, path, flags, mode);                \
-		iol_tick t2 = iol_now();                                       \
-		int saved = errno;                                             \
-		openat_done(fd, dirfd, path, flags, mode, t1, t2);             \
-		errno = saved;                                                 \
-		return fd;                                                     \
-	}
-
-OPENAT_WRAPPER(openat)
-OPENAT_WRAPPER(openat64)
-
-IOL_REAL_DECL(int, __openat_2, (int, const char *, int));
-int __openat_2(int dirfd, const char *path, int flags)
-{
-	IOL_RESOLVE(__openat_2);
-	iol_tick t1 = iol_now();
-	int fd = real___openat_2(dirfd, path, flags);
-	iol_tick t2 = iol_now();
-	int saved = errno;
-	openat_done(fd, dirfd, path, 0, 0, t1, t2);
-	errno = saved;
-	return fd;
-}
+OPEN_WRAPPER(openat, int COMMA const char * COMMA int, int dirfd COMMA const char *path COMMA int flags,
+	     (dirfd, path, flags, mode), openat_done(fd, dirfd, path, flags, mode, t1, t2))
+OPEN_WRAPPER(openat64, int COMMA const char * COMMA int, int dirfd COMMA const char *path COMMA int flags,
+	     (dirfd, path, flags, mode), openat_done(fd, dirfd, path, flags, mode, t1, t2))
+FD_WRAPPER(__openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags),
+	   openat_done(fd, dirfd, path, 0, 0, t1, t2))
 
 /* mkstemp family: the record is named after the filled-in template. */
-#define MKSTEMP_WRAPPER(name, params, args, tmpl)                  \
-	IOL_REAL_DECL(int, name, params);                          \
-	int name params                                            \
-	{                                                          \
-		IOL_RESOLVE(name);                                 \
-		iol_tick t1 = iol_now();                           \
-		int fd = real_##name args;                         \
-		iol_tick t2 = iol_now();                           \
-		int saved = errno;                                 \
-		open_done(fd, tmpl, 0, 0, t1, t2);                 \
-		errno = saved;                                     \
-		return fd;                                         \
-	}
+#define MKSTEMP_WRAPPER(name, params, args, tmpl) FD_WRAPPER(name, params, args, open_done(fd, tmpl, 0, 0, t1, t2))
 
 MKSTEMP_WRAPPER(mkstemp, (char *t), (t), t)
 MKSTEMP_WRAPPER(mkostemp, (char *t, int fl), (t, fl), t)
@@ -487,44 +435,9 @@ static void dup_done(int oldfd, int newfd, iol_tick t1, iol_tick t2)
 	opened(r, newfd, POSIX_DUPS, 0, 0, t1, t2);
 }
 
-IOL_REAL_DECL(int, dup, (int));
-int dup(int fd)
-{
-	IOL_RESOLVE(dup);
-	iol_tick t1 = iol_now();
-	int ret = real_dup(fd);
-	iol_tick t2 = iol_now();
-	int saved = errno;
-	dup_done(fd, ret, t1, t2);
-	errno = saved;
-	return ret;
-}
-
-IOL_REAL_DECL(int, dup2, (int, int));
-int dup2(int fd, int fd2)
-{
-	IOL_RESOLVE(dup2);
-	iol_tick t1 = iol_now();
-	int ret = real_dup2(fd, fd2);
-	iol_tick t2 = iol_now();
-	int saved = errno;
-	dup_done(fd, ret, t1, t2);
-	errno = saved;
-	return ret;
-}
-
-IOL_REAL_DECL(int, dup3, (int, int, int));
-int dup3(int fd, int fd2, int flags)
-{
-	IOL_RESOLVE(dup3);
-	iol_tick t1 = iol_now();
-	int ret = real_dup3(fd, fd2, flags);
-	iol_tick t2 = iol_now();
-	int saved = errno;
-	dup_done(fd, ret, t1, t2);
-	errno = saved;
-	return ret;
-}
+FD_WRAPPER(dup, (int old), (old), dup_done(old, fd, t1, t2))
+FD_WRAPPER(dup2, (int old, int new), (old, new), dup_done(old, fd, t1, t2))
+FD_WRAPPER(dup3, (int old, int new, int flags), (old, new, flags), dup_done(old, fd, t1, t2))
 
 #define FCNTL_WRAPPER(name)                                                  \
 	IOL_REAL_DECL(int, name, (int, int, ...));                           \
