@@ -7,7 +7,7 @@ LDFLAGS   := -X github.com/iolens/iolens/internal/cli.Version=$(VERSION)
 FUZZTIME  ?= 60s
 # Debian packages the tests need beyond Go (installed by `make deps`).
 DEBIAN_PACKAGES := gcc libc6-dev binutils openmpi-bin libopenmpi-dev mpich libmpich-dev \
-	libhdf5-openmpi-dev libpnetcdf-dev pkg-config python3 procps
+	libhdf5-openmpi-dev libpnetcdf-dev pkg-config gfortran python3 procps
 
 .PHONY: all build test bench fuzz deps clean
 

@@ -65,8 +65,8 @@ static struct {
 	struct iol_table names;   /* id -> name block */
 	struct iol_table records; /* module/id -> record */
 	struct iol_table handles; /* kind/handle -> record (lock-free reads) */
-	regex_t exclude, include;
-	int have_exclude, have_include;
+	regex_t exclude, include, runtime;
+	int have_exclude, have_include, have_runtime;
 	char store_dir[PATH_MAX - 256];
 	char store_path[PATH_MAX];
 	uint32_t calibrating;
@@ -507,6 +507,12 @@ char *iol_normalize(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* Files of MPI runtimes (shared-memory transports, session directories),
+ * not the application's I/O. */
+static const char runtime_files[] =
+	"^/dev/shm/(vader_segment|sm_segment|mpich_shar_tmp|psm2?_|sem\\.|ucx|open_mpi|shm-col-space)"
+	"|^/tmp/(ompi|prte|pmix)[.-][^/]*/";
+
 static const char *const default_excluded[] = {
 	"/etc/", "/dev/", "/usr/", "/bin/", "/boot/", "/lib/", "/lib64/", "/opt/",
 	"/sbin/", "/sys/", "/proc/", "/var/", "/run/", "/snap/",
@@ -525,6 +531,8 @@ int iol_excluded(const char *name)
 				 !strncmp(name, "/var/opt/cray/dws/mounts/", 25)))
 			excluded = 0;
 	}
+	if (!excluded && g.have_runtime && regexec(&g.runtime, name, 0, NULL, 0) == 0)
+		excluded = 1;
 	if (!excluded && g.have_exclude && regexec(&g.exclude, name, 0, NULL, 0) == 0)
 		excluded = 1;
 	if (excluded && g.have_include && regexec(&g.include, name, 0, NULL, 0) == 0)
@@ -764,6 +772,7 @@ void iol_calibrate(iol_tick now)
 {
 	if (__atomic_exchange_n(&g.calibrating, 1, __ATOMIC_ACQUIRE))
 		return;
+	int saved = errno;
 	struct iol_store_header *h = g.hdr;
 	int64_t s, ns;
 	wall(&s, &ns);
@@ -774,6 +783,7 @@ void iol_calibrate(iol_tick now)
 	__atomic_store_n(&h->cal_tick, t, __ATOMIC_RELEASE);
 	iol_next_calibration = (now > t ? now : t) + g.calibration_interval;
 	__atomic_store_n(&g.calibrating, 0, __ATOMIC_RELEASE);
+	errno = saved;
 }
 
 /* Estimates ticks per second, waiting until 200 µs have passed since
@@ -800,6 +810,7 @@ static double estimate_hz(void)
 
 static struct iol_dxt_block *dxt_chunk(struct iol_dxt_block *full, int module)
 {
+	int saved = errno;
 	pthread_mutex_lock(&g.lock);
 	struct iol_dxt_block *cur = g.dxt_cur;
 	if (cur == full) {
@@ -823,6 +834,7 @@ static struct iol_dxt_block *dxt_chunk(struct iol_dxt_block *full, int module)
 			iol_set_partial(module == IOL_MOD_MPIIO ? IOL_MOD_DXT_MPIIO : IOL_MOD_DXT_POSIX);
 	}
 	pthread_mutex_unlock(&g.lock);
+	errno = saved;
 	return cur;
 }
 
@@ -857,7 +869,7 @@ void iol_dxt_add(int module, uint64_t id, int op, int64_t offset, int64_t length
 static void heat_width(struct iol_heat *h)
 {
 	h->inv = 1.0 / h->block->width;
-	h->end = (uint64_t)(h->block->width * IOL_HEATMAP_BINS);
+	h->end = (int64_t)(h->block->width * IOL_HEATMAP_BINS);
 }
 
 static struct iol_heatmap_block *heatmap_for(int module)
@@ -866,6 +878,7 @@ static struct iol_heatmap_block *heatmap_for(int module)
 	struct iol_heatmap_block *h = __atomic_load_n(&ph->block, __ATOMIC_ACQUIRE);
 	if (h)
 		return h;
+	int saved = errno;
 	pthread_mutex_lock(&g.lock);
 	h = ph->block;
 	if (!h) {
@@ -881,6 +894,7 @@ static struct iol_heatmap_block *heatmap_for(int module)
 		}
 	}
 	pthread_mutex_unlock(&g.lock);
+	errno = saved;
 	return h;
 }
 
@@ -1033,6 +1047,7 @@ void iol_ensure_started(void)
 	g.dxt_max = parse_size(getenv("IOLENS_DXT_MAX"), 1ULL << 30);
 	if (g.dxt_max > g.store_max)
 		g.dxt_max = g.store_max;
+	g.have_runtime = regcomp(&g.runtime, runtime_files, REG_EXTENDED | REG_NOSUB) == 0;
 	compile_regex("IOLENS_EXCLUDE", &g.exclude, &g.have_exclude);
 	compile_regex("IOLENS_INCLUDE", &g.include, &g.have_include);
 	header_init(0);

@@ -231,25 +231,32 @@ static inline double iol_rel(iol_tick t)
 	return (double)(int64_t)(t - iol_tick0);
 }
 
-/* X_START_TIMESTAMP / X_END_TIMESTAMP update (Darshan rules). */
-static inline void iol_stamp(double *f, int start, int end, iol_tick t1, iol_tick t2)
+/* X_START_TIMESTAMP / X_END_TIMESTAMP update (Darshan rules), with the
+ * times a = iol_rel(t1), b = iol_rel(t2). */
+static inline void iol_stamp_rel(double *f, int start, int end, double a, double b)
 {
-	double a = iol_rel(t1);
 	if (f[start] == 0 || f[start] > a)
 		f[start] = a;
-	f[end] = iol_rel(t2);
+	f[end] = b;
+}
+static inline void iol_stamp(double *f, int start, int end, iol_tick t1, iol_tick t2)
+{
+	iol_stamp_rel(f, start, end, iol_rel(t1), iol_rel(t2));
 }
 
 /* Cumulative time without double counting (Darshan rules). */
-static inline void iol_timer(double *timer, double *last_end, iol_tick t1, iol_tick t2)
+static inline void iol_timer_rel(double *timer, double *last_end, double a, double b)
 {
-	double a = iol_rel(t1), b = iol_rel(t2);
 	if (a > *last_end)
 		*timer += b - a;
 	else
 		*timer += b - *last_end;
 	if (b > *last_end)
 		*last_end = b;
+}
+static inline void iol_timer(double *timer, double *last_end, iol_tick t1, iol_tick t2)
+{
+	iol_timer_rel(timer, last_end, iol_rel(t1), iol_rel(t2));
 }
 
 /* Slowest single operation. */
@@ -328,7 +335,7 @@ static inline void iol_dxt(int module, uint64_t id, int op, int64_t offset, int6
 struct iol_heat {
 	struct iol_heatmap_block *block;
 	double inv;
-	uint64_t end;
+	int64_t end;
 };
 #define IOL_HEAT_MODULES 16
 IOL_HIDDEN extern struct iol_heat iol_heat[IOL_HEAT_MODULES];
@@ -338,7 +345,7 @@ IOL_HIDDEN void iol_heatmap_slow(int module, int op, int64_t size, iol_tick t1, 
 static inline void iol_heatmap(int module, int op, int64_t size, iol_tick t1, iol_tick t2)
 {
 	struct iol_heat *h = &iol_heat[module & (IOL_HEAT_MODULES - 1)];
-	uint64_t s = t1 - iol_tick0, e = t2 - iol_tick0;
+	int64_t s = (int64_t)(t1 - iol_tick0), e = (int64_t)(t2 - iol_tick0);
 	if (IOL_LIKELY(h->block && __libc_single_threaded && e < h->end && size > 0)) {
 		int b = (int)((double)s * h->inv);
 		if (b == (int)((double)e * h->inv)) {

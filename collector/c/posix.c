@@ -153,15 +153,24 @@ FD_WRAPPER(__open64_2, (const char *path, int flags), (path, flags), open_done(f
 FD_WRAPPER(creat, (const char *path, mode_t mode), (path, mode), open_done(fd, path, O_CREAT, mode, t1, t2))
 FD_WRAPPER(creat64, (const char *path, mode_t mode), (path, mode), open_done(fd, path, O_CREAT, mode, t1, t2))
 
-/* Name of path relative to dirfd (Darshan's openat rule). */
+/* Name of path relative to dirfd: the directory's record name when dirfd
+ * is tracked (Darshan's rule), else the directory's current path. */
 static const char *at_path(int dirfd, const char *path, char *buf, size_t size)
 {
 	if (path[0] == '/' || dirfd == AT_FDCWD)
 		return path;
+	char dir[PATH_MAX];
 	struct iol_record_block *d = iol_fd_get(dirfd);
 	const char *dn = d ? iol_name(d->id) : NULL;
-	if (!dn)
-		return path;
+	if (!dn) {
+		char link[64];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+		long l = syscall(SYS_readlinkat, AT_FDCWD, link, dir, sizeof dir - 1);
+		if (l <= 0 || dir[0] != '/')
+			return path;
+		dir[l] = 0;
+		dn = dir;
+	}
 	size_t l = strlen(dn);
 	if (snprintf(buf, size, "%s%s%s", dn, l && dn[l - 1] == '/' ? "" : "/", path) >= (int)size)
 		return path;
@@ -252,14 +261,15 @@ static void rw(struct iol_record_block *r, int op, int64_t off, int64_t n, int i
 	if (c[POSIX_FILE_ALIGNMENT] > 0 && !multiple((uint64_t)off, (uint64_t)c[POSIX_FILE_ALIGNMENT]))
 		c[POSIX_FILE_NOT_ALIGNED]++;
 	iol_rw_switch(&rt->rt, c, POSIX_RW_SWITCHES, op);
+	double a = iol_rel(t1), b = iol_rel(t2);
 	if (rd) {
-		iol_stamp(f, POSIX_F_READ_START_TIMESTAMP, POSIX_F_READ_END_TIMESTAMP, t1, t2);
+		iol_stamp_rel(f, POSIX_F_READ_START_TIMESTAMP, POSIX_F_READ_END_TIMESTAMP, a, b);
 		iol_maxtime(f, c, POSIX_F_MAX_READ_TIME, POSIX_MAX_READ_TIME_SIZE, t1, t2, n);
-		iol_timer(&f[POSIX_F_READ_TIME], &rt->rt.last_read_end, t1, t2);
+		iol_timer_rel(&f[POSIX_F_READ_TIME], &rt->rt.last_read_end, a, b);
 	} else {
-		iol_stamp(f, POSIX_F_WRITE_START_TIMESTAMP, POSIX_F_WRITE_END_TIMESTAMP, t1, t2);
+		iol_stamp_rel(f, POSIX_F_WRITE_START_TIMESTAMP, POSIX_F_WRITE_END_TIMESTAMP, a, b);
 		iol_maxtime(f, c, POSIX_F_MAX_WRITE_TIME, POSIX_MAX_WRITE_TIME_SIZE, t1, t2, n);
-		iol_timer(&f[POSIX_F_WRITE_TIME], &rt->rt.last_write_end, t1, t2);
+		iol_timer_rel(&f[POSIX_F_WRITE_TIME], &rt->rt.last_write_end, a, b);
 	}
 	iol_leave(r, t2);
 }
@@ -277,11 +287,8 @@ static void rw(struct iol_record_block *r, int op, int64_t off, int64_t n, int i
 		iol_tick t1 = iol_now();                                     \
 		ret n = real_##name args;                                    \
 		iol_tick t2 = iol_now();                                     \
-		if (n >= 0) {                                                \
-			int saved = errno;                                   \
+		if (n >= 0)                                                  \
 			rw(r, op, off, (int64_t)n, al, t1, t2);              \
-			errno = saved;                                       \
-		}                                                            \
 		return n;                                                    \
 	}
 
