@@ -522,11 +522,13 @@ int iol_excluded(const char *name)
 {
 	int excluded = 0;
 	if (name[0] == '/') {
-		for (size_t i = 0; i < sizeof default_excluded / sizeof default_excluded[0]; i++)
-			if (!strncmp(name, default_excluded[i], strlen(default_excluded[i]))) {
-				excluded = 1;
-				break;
-			}
+		/* The excluded directories, what is below them, and "/". */
+		excluded = name[1] == 0;
+		for (size_t i = 0; i < sizeof default_excluded / sizeof default_excluded[0] && !excluded; i++) {
+			size_t l = strlen(default_excluded[i]);
+			excluded = !strncmp(name, default_excluded[i], l) ||
+				   (!strncmp(name, default_excluded[i], l - 1) && name[l - 1] == 0);
+		}
 		if (excluded && (!strncmp(name, "/dev/shm/", 9) || !strncmp(name, "/var/tmp/", 9) ||
 				 !strncmp(name, "/var/opt/cray/dws/mounts/", 25)))
 			excluded = 0;
@@ -596,12 +598,15 @@ struct iol_record_block *iol_record(const struct iol_module *m, const char *name
 {
 	if (!iol_active || !name)
 		return NULL;
-	if (iol_excluded(name))
-		return NULL;
 	size_t len = strlen(name);
 	uint64_t id = iol_hash(name, len);
-	pthread_mutex_lock(&g.lock);
 	struct iol_record_block *r = table_get(&g.records, record_key(m->id, id));
+	if (r)
+		return r;
+	if (iol_excluded(name))
+		return NULL;
+	pthread_mutex_lock(&g.lock);
+	r = table_get(&g.records, record_key(m->id, id));
 	if (!r && iol_active)
 		r = record_new(m, id, name, len);
 	pthread_mutex_unlock(&g.lock);
