@@ -81,16 +81,7 @@ _Static_assert(IOL_H5FD_MPIO_COLLECTIVE == (int)H5FD_MPIO_COLLECTIVE, "H5FD_MPIO
 _Static_assert(sizeof(hid_t) == 8 && sizeof(hsize_t) == 8 && sizeof(haddr_t) == 8, "HDF5 integer sizes");
 #endif
 
-/* Resolves the real call; if there is none (a program that tests for HDF5
- * by looking the symbol up finds this library's), fails with ENOSYS. */
-#define H5_RESOLVE(name)                                   \
-	do {                                               \
-		IOL_RESOLVE(name);                         \
-		if (IOL_UNLIKELY(!real_##name)) {          \
-			errno = ENOSYS;                    \
-			return -1;                         \
-		}                                          \
-	} while (0)
+#define H5_RESOLVE(name) IOL_RESOLVE_OR_FAIL(name)
 
 /* ---- HDF5 helpers, resolved at run time ---- */
 

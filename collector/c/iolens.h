@@ -64,6 +64,18 @@ static inline iol_tick iol_now(void)
 			real_##name = (__typeof__(real_##name))iol_resolve(#name); \
 	} while (0)
 
+/* IOL_RESOLVE for optional libraries (HDF5, PnetCDF): if there is no real
+ * call (a program that looks the symbol up to test for the library finds
+ * this library's), the wrapper fails with -1 and errno ENOSYS. */
+#define IOL_RESOLVE_OR_FAIL(name)                          \
+	do {                                               \
+		IOL_RESOLVE(name);                         \
+		if (IOL_UNLIKELY(!real_##name)) {          \
+			errno = ENOSYS;                    \
+			return -1;                         \
+		}                                          \
+	} while (0)
+
 IOL_HIDDEN void *iol_resolve(const char *name);
 
 /* ---- process-wide state ---- */

@@ -50,16 +50,7 @@ _Static_assert(IOL_NC_NOERR == NC_NOERR && IOL_NC_BYTE == NC_BYTE && IOL_NC_CHAR
 	       "PnetCDF constants");
 #endif
 
-/* Resolves the real call; if there is none (a program that tests for PnetCDF
- * by looking the symbol up finds this library's), fails with ENOSYS. */
-#define NC_RESOLVE(name)                                   \
-	do {                                               \
-		IOL_RESOLVE(name);                         \
-		if (IOL_UNLIKELY(!real_##name)) {          \
-			errno = ENOSYS;                    \
-			return -1;                         \
-		}                                          \
-	} while (0)
+#define NC_RESOLVE(name) IOL_RESOLVE_OR_FAIL(name)
 
 /* ---- PnetCDF helpers, resolved at run time ---- */
 
