@@ -76,6 +76,22 @@ static inline iol_tick iol_now(void)
 		}                                          \
 	} while (0)
 
+/* The body of a wrapper of a call on a handle: with no record (lookup is
+ * NULL) the real call alone; else the real call between two time stamps
+ * (t1, t2), its result v, and `done` (which may use r, v, t1, t2) when cond
+ * holds. */
+#define IOL_TIMED_CALL(ret, name, args, lookup, cond, done) \
+	IOL_RESOLVE(name);                                  \
+	struct iol_record_block *r = lookup;                \
+	if (!r)                                             \
+		return real_##name args;                    \
+	iol_tick t1 = iol_now();                            \
+	ret v = real_##name args;                           \
+	iol_tick t2 = iol_now();                            \
+	if (cond)                                           \
+		done;                                       \
+	return v
+
 IOL_HIDDEN void *iol_resolve(const char *name);
 
 /* ---- process-wide state ---- */

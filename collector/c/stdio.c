@@ -285,21 +285,13 @@ int fclose(FILE *s)
 
 /* A wrapper of a call on stream s returning v: when cond holds, bytes are
  * counted as a read or write. */
-#define DATA_WRAPPER(ret, name, params, args, s, op, cond, bytes)            \
-	IOL_REAL_DECL(ret, name, params);                                     \
-	ret name params                                                       \
-	{                                                                     \
-		IOL_RESOLVE(name);                                            \
-		struct iol_record_block *r = stream_get(s);                   \
-		if (!r)                                                       \
-			return real_##name args;                              \
-		iol_tick t1 = iol_now();                                      \
-		ret v = real_##name args;                                     \
-		iol_tick t2 = iol_now();                                      \
-		if (cond)                                                     \
-			xfer(r, op, op == IOL_OP_READ ? STDIO_READS : STDIO_WRITES, \
-			     (int64_t)(bytes), t1, t2);                       \
-		return v;                                                     \
+#define DATA_WRAPPER(ret, name, params, args, s, op, cond, bytes)                      \
+	IOL_REAL_DECL(ret, name, params);                                               \
+	ret name params                                                                 \
+	{                                                                               \
+		IOL_TIMED_CALL(ret, name, args, stream_get(s), cond,                    \
+			       xfer(r, op, op == IOL_OP_READ ? STDIO_READS : STDIO_WRITES, \
+				    (int64_t)(bytes), t1, t2));                         \
 	}
 
 #define W IOL_OP_WRITE
@@ -531,20 +523,11 @@ static void positioned(struct iol_record_block *r, FILE *s, int64_t pos, iol_tic
 	errno = saved;
 }
 
-#define SEEK_WRAPPER(name, params, args)                                  \
-	IOL_REAL_DECL(int, name, params);                                 \
-	int name params                                                   \
-	{                                                                 \
-		IOL_RESOLVE(name);                                        \
-		struct iol_record_block *r = stream_get(s);               \
-		if (!r)                                                   \
-			return real_##name args;                          \
-		iol_tick t1 = iol_now();                                  \
-		int v = real_##name args;                                 \
-		iol_tick t2 = iol_now();                                  \
-		if (v >= 0)                                               \
-			positioned(r, s, -1, t1, t2);                     \
-		return v;                                                 \
+#define SEEK_WRAPPER(name, params, args)                                                     \
+	IOL_REAL_DECL(int, name, params);                                                    \
+	int name params                                                                      \
+	{                                                                                    \
+		IOL_TIMED_CALL(int, name, args, stream_get(s), v >= 0, positioned(r, s, -1, t1, t2)); \
 	}
 
 SEEK_WRAPPER(fseek, (FILE *s, long off, int whence), (s, off, whence))
