@@ -52,9 +52,18 @@ IOL_HIDDEN const struct iol_module iol_posix_module = {
 	.init = posix_init,
 };
 
+/* The arrays of a POSIX record, at offsets known at compile time. */
+static inline int64_t *pc(struct iol_record_block *r)
+{
+	return (int64_t *)(r + 1);
+}
+static inline double *pf(struct iol_record_block *r)
+{
+	return (double *)(pc(r) + POSIX_NUM_INDICES);
+}
 static inline struct posix_rt *prt(struct iol_record_block *r)
 {
-	return (struct posix_rt *)iol_runtime(r);
+	return (struct posix_rt *)(pf(r) + POSIX_F_NUM_INDICES);
 }
 
 static void meta_time(struct iol_record_block *r, iol_tick t1, iol_tick t2)
@@ -224,14 +233,14 @@ static int iov_aligned(const struct iovec *iov, int n)
 
 /* One read or write of n bytes (spec §3.3); off < 0 = at the current
  * position. */
-static void rw(struct iol_record_block *r, int op, int64_t off, int64_t n, int is_aligned,
+static inline __attribute__((always_inline)) void rw(struct iol_record_block *r, int op, int64_t off, int64_t n, int is_aligned,
 	       iol_tick t1, iol_tick t2)
 {
 	if (!iol_enter(r))
 		return;
 	struct posix_rt *rt = prt(r);
-	int64_t *c = iol_counters(r);
-	double *f = iol_fcounters(r);
+	int64_t *c = pc(r);
+	double *f = pf(r);
 	int rd = op == IOL_OP_READ;
 	if (off < 0)
 		off = rt->rt.offset;
