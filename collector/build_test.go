@@ -16,20 +16,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/iolens/iolens/internal/sharedtest"
 )
 
-// needTool returns the path of a program the test needs. It skips the
-// test when the program is missing, or fails it when CI=true.
+// needTool returns the path of a program the test needs (see
+// sharedtest.Tool).
 func needTool(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not available: %v", name, err)
-	}
-	return p
+	return sharedtest.Tool(t, name)
 }
 
 // testWriteC interposes write(2), counts the calls and reports them when

@@ -2,25 +2,19 @@ package cli
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/iolens/iolens/internal/sharedtest"
 )
 
-// needTool returns the path of a program the test needs. It skips the
-// test when the program is missing, or fails it when CI=true.
-func needTool(t *testing.T, name string) string {
+// needTool returns the path of a program the test needs (see
+// sharedtest.Tool).
+func needTool(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not available: %v", name, err)
-	}
-	return p
+	return sharedtest.Tool(t, name)
 }
 
 // withCollectorSources makes the collector commands build src into a
