@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -319,6 +320,62 @@ func TestCrashRecovery(t *testing.T) {
 		// The write after the last report may have completed too.
 		if w < int64(last) || w > int64(last)+1 || b < 100*int64(last) || b > 100*(int64(last)+1) {
 			t.Errorf("iteration %d: %d writes reported, recovered %d writes of %d bytes", iter, last, w, b)
+		}
+	}
+}
+
+// TestSignalHandlerIO: I/O from a signal handler that interrupts the
+// program's own I/O neither deadlocks nor disturbs the program's counts.
+// A handler write that lands while this thread updates a record is not
+// counted (the update cannot be re-entered), so the handler's file has at
+// most the handler's writes.
+func TestSignalHandlerIO(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/signals.c")
+	dir := t.TempDir()
+	var out strings.Builder
+	l := runCollected(t, RunOptions{Stdout: &out}, nil, prog, dir).Logs[0]
+	handled, err := strconv.ParseInt(strings.TrimSpace(out.String()), 10, 64)
+	if err != nil {
+		t.Fatalf("workload output %q: %v", out.String(), err)
+	}
+	wantCounters(t, record(t, l, darshan.ModPOSIX, filepath.Join(dir, "main.dat"), 0), map[string]int64{
+		"POSIX_WRITES": 20000, "POSIX_BYTES_WRITTEN": 200000,
+	})
+	if handled == 0 {
+		t.Fatal("no signal arrived during the run")
+	}
+	w := sumCounter(t, l, darshan.ModPOSIX, filepath.Join(dir, "handler.dat"), "POSIX_WRITES")
+	b := sumCounter(t, l, darshan.ModPOSIX, filepath.Join(dir, "handler.dat"), "POSIX_BYTES_WRITTEN")
+	if w > handled || w < 1 || b != w {
+		t.Errorf("handler file: %d writes of %d bytes recorded, %d done", w, b, handled)
+	}
+}
+
+// TestStorePermissions: stores are private to the user, in directories the
+// library creates with mode 0700.
+func TestStorePermissions(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/fork.c")
+	lib := testLibrary(t, "")
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	cmd := exec.Command(prog, t.TempDir())
+	cmd.Env = append(os.Environ(), "LD_PRELOAD="+lib, "IOLENS_STORE_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		st, err := os.Stat(d)
+		if err != nil || st.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, mode %v, want 0700", d, err, st.Mode().Perm())
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("%d stores (parent and child), %v", len(entries), err)
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || info.Mode().Perm() != 0o600 || !strings.HasSuffix(e.Name(), ".store") {
+			t.Errorf("%s: mode %v, %v; want a 0600 .store file", e.Name(), info.Mode().Perm(), err)
 		}
 	}
 }
