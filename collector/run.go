@@ -88,7 +88,7 @@ func Run(ctx context.Context, argv []string, opts RunOptions) (RunResult, error)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("run: %w", err)
 	}
-	stores, err := os.MkdirTemp(logDir, ".iolens-stores-")
+	stores, err := storeDir(env, logDir)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("run: %w", err)
 	}
@@ -105,6 +105,30 @@ func Run(ctx context.Context, argv []string, opts RunOptions) (RunResult, error)
 		return RunResult{ExitCode: code, Logs: logs}, fmt.Errorf("run: removing %s: %w", stores, err)
 	}
 	return RunResult{ExitCode: code, Logs: logs}, nil
+}
+
+// storeDir creates the private directory of the run's stores: inside
+// $IOLENS_STORE_DIR when it is set (a directory every node of a multi-node
+// job can reach), else in /dev/shm when it is writable (memory: updates of
+// a mapped store cost least there), else in the log directory.
+func storeDir(env []string, logDir string) (string, error) {
+	parents := []string{logDir}
+	if d := lookupEnv(env, "IOLENS_STORE_DIR"); d != "" {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", err
+		}
+		parents = []string{d}
+	} else if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		parents = []string{"/dev/shm", logDir}
+	}
+	var err error
+	for _, p := range parents {
+		var dir string
+		if dir, err = os.MkdirTemp(p, ".iolens-stores-"); err == nil {
+			return dir, nil
+		}
+	}
+	return "", err
 }
 
 // mpiccForCommand returns the mpicc matching the MPI of the command, or ""
@@ -222,7 +246,15 @@ func mergeRun(dir, logDir string, opts RunOptions) ([]string, error) {
 	stores, err := ReadStores(dir)
 	errs := []error{err}
 	var paths []string
+	warn := opts.Stderr
+	if warn == nil {
+		warn = os.Stderr
+	}
 	for _, g := range Groups(stores) {
+		if size := g.Stores[0].Header.MPISize; g.MPI && int64(len(g.Stores)) < size {
+			fmt.Fprintf(warn, "iolens: warning: MPI job of %d ranks, %d recorded: ranks on other nodes need IOLENS_STORE_DIR set to a directory all nodes share\n",
+				size, len(g.Stores))
+		}
 		path := unusedPath(filepath.Join(logDir, LogName(g, opts.App)))
 		if err := writeFile(path, g, opts.Log); err != nil {
 			errs = append(errs, err)
