@@ -16,7 +16,8 @@ import (
 // 64 bytes then 1,000,000 preads of 64 bytes at random offsets, on tmpfs.
 // Each iteration runs the program without the collector, with counters only
 // and with DXT, interleaved; the reported figures are medians over the
-// iterations (run with -benchtime=Nx):
+// iterations (run with -benchtime=Nx). Stores and data are on tmpfs, as
+// with iolens run:
 //
 //	write-ns, pread-ns          time per call without the collector
 //	write-added-ns, pread-added-ns   added by the counters
@@ -31,7 +32,11 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	type sample struct{ write, pread, rss float64 }
 	run := func(env ...string) sample {
-		dir := b.TempDir()
+		// Stores where iolens run puts them.
+		dir, err := os.MkdirTemp(shm, "iolens-bench-stores-")
+		if err != nil {
+			b.Fatal(err)
+		}
 		cmd := exec.Command(prog, filepath.Join(shm, fmt.Sprintf("iolens-bench-%d", os.Getpid())), "1000000")
 		cmd.Env = append(os.Environ(), append(env, "IOLENS_STORE_DIR="+dir)...)
 		out, err := cmd.Output()

@@ -848,7 +848,8 @@ void iol_dxt_add(int module, uint64_t id, int op, int64_t offset, int64_t length
 	struct iol_dxt_block *c = __atomic_load_n(&g.dxt_cur, __ATOMIC_ACQUIRE);
 	for (;;) {
 		if (c) {
-			uint32_t i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+			uint32_t i = __libc_single_threaded ? c->next++
+							    : __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
 			if (IOL_LIKELY(i < c->capacity)) {
 				struct iol_segment *s = &c->seg[i];
 				s->id = id;
