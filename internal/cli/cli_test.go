@@ -214,16 +214,21 @@ func TestUsageErrors(t *testing.T) {
 		{"version", "extra"},
 		{"--no-such-flag"},
 	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			r := iolens(t, args...)
-			r.want(t, 2)
-			if !strings.Contains(r.stderr, "iolens: ") || !strings.Contains(r.stderr, "--help") {
-				t.Errorf("stderr: %q", r.stderr)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout: %q", r.stdout)
-			}
-		})
+		t.Run(strings.Join(args, " "), func(t *testing.T) { wantUsageError(t, args...) })
+	}
+}
+
+// wantUsageError runs the command and checks it fails as a misuse: exit
+// status 2, a message and a pointer to --help on stderr, nothing on stdout.
+func wantUsageError(t *testing.T, args ...string) {
+	t.Helper()
+	r := iolens(t, args...)
+	r.want(t, 2)
+	if !strings.Contains(r.stderr, "iolens: ") || !strings.Contains(r.stderr, "--help") {
+		t.Errorf("stderr: %q", r.stderr)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout: %q", r.stdout)
 	}
 }
 

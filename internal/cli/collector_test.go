@@ -133,16 +133,7 @@ func TestCollectorUsage(t *testing.T) {
 		{"collector", "path", "--mpi", "lam"},
 		{"collector", "path", "--mpi", "mpich", "--mpicc", "mpicc"},
 	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			r := iolens(t, args...)
-			r.want(t, 2)
-			if !strings.Contains(r.stderr, "iolens: ") || !strings.Contains(r.stderr, "--help") {
-				t.Errorf("stderr: %q", r.stderr)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout: %q", r.stdout)
-			}
-		})
+		t.Run(strings.Join(args, " "), func(t *testing.T) { wantUsageError(t, args...) })
 	}
 }
 
