@@ -34,6 +34,14 @@ func sumCounter(t *testing.T, l *darshan.Log, m darshan.ModuleID, name, counter 
 	return sum
 }
 
+// wantSum checks the sum of a POSIX counter over the records named name.
+func wantSum(t *testing.T, l *darshan.Log, name, counter string, want int64) {
+	t.Helper()
+	if got := sumCounter(t, l, darshan.ModPOSIX, name, counter); got != want {
+		t.Errorf("%s of %s = %d, want %d", counter, name, got, want)
+	}
+}
+
 func TestThreads(t *testing.T) {
 	prog := compileWorkload(t, "cc", "posix/threads.c", "-pthread")
 	dir := t.TempDir()
@@ -83,18 +91,10 @@ func TestExecPipelines(t *testing.T) {
 	}
 	l := res.Logs[0]
 	// cat writes through the descriptor the shell opened and passed on.
-	if got := sumCounter(t, l, darshan.ModPOSIX, f1, "POSIX_BYTES_WRITTEN"); got != 5 {
-		t.Errorf("bytes written to %s = %d, want 5", f1, got)
-	}
-	if got := sumCounter(t, l, darshan.ModPOSIX, f1, "POSIX_WRITES"); got != 1 {
-		t.Errorf("writes to %s = %d, want 1", f1, got)
-	}
-	if got := sumCounter(t, l, darshan.ModPOSIX, f2, "POSIX_WRITES"); got != 5 {
-		t.Errorf("writes to %s = %d, want 5", f2, got)
-	}
-	if got := sumCounter(t, l, darshan.ModPOSIX, f2, "POSIX_BYTES_WRITTEN"); got != 5000 {
-		t.Errorf("bytes written to %s = %d, want 5000", f2, got)
-	}
+	wantSum(t, l, f1, "POSIX_BYTES_WRITTEN", 5)
+	wantSum(t, l, f1, "POSIX_WRITES", 1)
+	wantSum(t, l, f2, "POSIX_WRITES", 5)
+	wantSum(t, l, f2, "POSIX_BYTES_WRITTEN", 5000)
 	if names := dirNames(t, res.LogDir); len(names) != 1 {
 		t.Errorf("log directory holds %q, want only the log", names)
 	}
@@ -124,24 +124,14 @@ if __name__ == "__main__":
 	l := runCollected(t, RunOptions{}, nil, python, "-c", script, dir).Logs[0]
 	for i := range 8 {
 		name := filepath.Join(dir, fmt.Sprintf("part%d.dat", i))
-		if got := sumCounter(t, l, darshan.ModPOSIX, name, "POSIX_WRITES"); got != 10 {
-			t.Errorf("writes to %s = %d, want 10", name, got)
-		}
-		if got := sumCounter(t, l, darshan.ModPOSIX, name, "POSIX_BYTES_WRITTEN"); got != 1000 {
-			t.Errorf("bytes written to %s = %d, want 1000", name, got)
-		}
+		wantSum(t, l, name, "POSIX_WRITES", 10)
+		wantSum(t, l, name, "POSIX_BYTES_WRITTEN", 1000)
 	}
 	main := filepath.Join(dir, "main.dat")
-	if got := sumCounter(t, l, darshan.ModPOSIX, main, "POSIX_BYTES_WRITTEN"); got != 4096 {
-		t.Errorf("bytes written to %s = %d, want 4096", main, got)
-	}
+	wantSum(t, l, main, "POSIX_BYTES_WRITTEN", 4096)
 	// 4 reads of 1000 bytes, one of 96, one at the end of the file.
-	if got := sumCounter(t, l, darshan.ModPOSIX, main, "POSIX_READS"); got != 6 {
-		t.Errorf("reads of %s = %d, want 6", main, got)
-	}
-	if got := sumCounter(t, l, darshan.ModPOSIX, main, "POSIX_BYTES_READ"); got != 4096 {
-		t.Errorf("bytes read from %s = %d, want 4096", main, got)
-	}
+	wantSum(t, l, main, "POSIX_READS", 6)
+	wantSum(t, l, main, "POSIX_BYTES_READ", 4096)
 	if l.Job.NProcs < 2 {
 		t.Errorf("nprocs = %d, want the main process and the pool workers", l.Job.NProcs)
 	}
@@ -179,9 +169,7 @@ func TestExclusions(t *testing.T) {
 	}
 	// IOLENS_INCLUDE brings back a file of a default exclusion.
 	l = runCollected(t, RunOptions{}, []string{"IOLENS_INCLUDE=^/etc/hostname$"}, "/bin/sh", "-c", "cat /etc/hostname > /dev/null").Logs[0]
-	if got := sumCounter(t, l, darshan.ModPOSIX, "/etc/hostname", "POSIX_OPENS"); got != 1 {
-		t.Errorf("opens of /etc/hostname with IOLENS_INCLUDE = %d, want 1", got)
-	}
+	wantSum(t, l, "/etc/hostname", "POSIX_OPENS", 1)
 }
 
 func TestDXT(t *testing.T) {
