@@ -86,6 +86,16 @@ func TestPOSIXCounters(t *testing.T) {
 		"POSIX_MODE": 0, "POSIX_SIZE_WRITE_0_100": 2,
 		"POSIX_ACCESS1_ACCESS": 16, "POSIX_ACCESS1_COUNT": 1, "POSIX_ACCESS2_ACCESS": 10, "POSIX_ACCESS2_COUNT": 1,
 	})
+	// The heatmap holds every byte moved.
+	hm := record(t, l, darshan.ModHeatmap, "heatmap:POSIX", 0)
+	var w, rd int64
+	for i := range hm.Heatmap.Write {
+		w += hm.Heatmap.Write[i]
+		rd += hm.Heatmap.Read[i]
+	}
+	if w != 100026 || rd != 1300 || hm.Heatmap.BinWidth <= 0 {
+		t.Errorf("heatmap: %d bytes written, %d read, bins of %g s; want 100026, 1300", w, rd, hm.Heatmap.BinWidth)
+	}
 	// Only the workload's files: inherited standard streams that saw no
 	// I/O are not in the log.
 	if n := len(records(t, l, darshan.ModPOSIX)); n != 2 {
