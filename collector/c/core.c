@@ -748,6 +748,8 @@ void iol_common_slow(struct iol_cv *t, int64_t *c, int val_first, int cnt_first,
 		t->val[i] = v;
 		t->cnt[i] = 0;
 		t->index[k] = (uint8_t)(i + 1);
+		unsigned b = iol_cv_bit(v);
+		t->bloom[b >> 6] |= (uint64_t)1 << (b & 63);
 	}
 	t->last = i;
 	int64_t f = ++t->cnt[i];

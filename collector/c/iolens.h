@@ -137,7 +137,14 @@ struct iol_cv {
 	int64_t val[IOL_CV_MAX];
 	int64_t cnt[IOL_CV_MAX];
 	uint8_t index[IOL_CV_INDEX]; /* 1 + position in val, 0 = empty */
+	uint64_t bloom[2];           /* a bit per value held, see iol_cv_bit */
 };
+
+/* The bloom-filter bit of a value (0..127). */
+static inline unsigned iol_cv_bit(int64_t v)
+{
+	return (unsigned)(((uint64_t)v * 0x9e3779b97f4a7c15ULL) >> 57);
+}
 #define IOL_TUPLE 11
 struct iol_cv_tuple {
 	int n;
@@ -338,6 +345,12 @@ static inline void iol_common(struct iol_cv *t, int64_t *c, int val_first, int c
 			return;
 		}
 		t->cnt[i]--; /* the slow path counts it */
+	} else if (t->n == IOL_CV_MAX) {
+		/* A full table never takes new values: most of them are
+		 * recognised as new without a lookup. */
+		unsigned b = iol_cv_bit(v);
+		if (!((t->bloom[b >> 6] >> (b & 63)) & 1))
+			return;
 	}
 	iol_common_slow(t, c, val_first, cnt_first, v);
 }
