@@ -16,8 +16,9 @@ import (
 // 64 bytes then 1,000,000 preads of 64 bytes at random offsets, on tmpfs.
 // Each iteration runs the program without the collector, with counters only
 // and with DXT, interleaved; the reported figures are medians over the
-// iterations (run with -benchtime=Nx). Stores and data are on tmpfs, as
-// with iolens run:
+// iterations of the differences to the baseline run of the same iteration
+// (run with -benchtime=Nx). Stores and data are on tmpfs, as with iolens
+// run:
 //
 //	write-ns, pread-ns          time per call without the collector
 //	write-added-ns, pread-added-ns   added by the counters
@@ -60,31 +61,44 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	var base, ctr, dxt []sample
 	b.ResetTimer()
-	for range b.N {
-		base = append(base, run())
-		ctr = append(ctr, run("LD_PRELOAD="+lib))
-		dxt = append(dxt, run("LD_PRELOAD="+lib, "IOLENS_DXT=1"))
+	for i := range b.N {
+		// Alternate the order so that drifts of the machine's speed
+		// cancel in the paired differences.
+		if i%2 == 0 {
+			base = append(base, run())
+			ctr = append(ctr, run("LD_PRELOAD="+lib))
+			dxt = append(dxt, run("LD_PRELOAD="+lib, "IOLENS_DXT=1"))
+		} else {
+			dxt = append(dxt, run("LD_PRELOAD="+lib, "IOLENS_DXT=1"))
+			ctr = append(ctr, run("LD_PRELOAD="+lib))
+			base = append(base, run())
+		}
 	}
 	b.StopTimer()
-	med := func(ss []sample, f func(sample) float64) float64 {
-		v := make([]float64, len(ss))
-		for i, s := range ss {
-			v[i] = f(s)
+	// med is the median of f over the iterations; added the median of the
+	// per-iteration differences between a configuration and the baseline.
+	med := func(f func(i int) float64) float64 {
+		v := make([]float64, len(base))
+		for i := range v {
+			v[i] = f(i)
 		}
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
+	added := func(ss []sample, f func(sample) float64) float64 {
+		return med(func(i int) float64 { return f(ss[i]) - f(base[i]) })
+	}
 	w := func(s sample) float64 { return s.write }
 	p := func(s sample) float64 { return s.pread }
 	r := func(s sample) float64 { return s.rss }
-	b.ReportMetric(med(base, w), "write-ns")
-	b.ReportMetric(med(base, p), "pread-ns")
-	b.ReportMetric(med(ctr, w)-med(base, w), "write-added-ns")
-	b.ReportMetric(med(ctr, p)-med(base, p), "pread-added-ns")
-	b.ReportMetric(med(dxt, w)-med(base, w), "write-dxt-added-ns")
-	b.ReportMetric(med(dxt, p)-med(base, p), "pread-dxt-added-ns")
-	b.ReportMetric(med(ctr, r)-med(base, r), "maxrss-added-KiB")
-	b.ReportMetric(med(dxt, r)-med(base, r), "maxrss-dxt-added-KiB")
+	b.ReportMetric(med(func(i int) float64 { return base[i].write }), "write-ns")
+	b.ReportMetric(med(func(i int) float64 { return base[i].pread }), "pread-ns")
+	b.ReportMetric(added(ctr, w), "write-added-ns")
+	b.ReportMetric(added(ctr, p), "pread-added-ns")
+	b.ReportMetric(added(dxt, w), "write-dxt-added-ns")
+	b.ReportMetric(added(dxt, p), "pread-dxt-added-ns")
+	b.ReportMetric(added(ctr, r), "maxrss-added-KiB")
+	b.ReportMetric(added(dxt, r), "maxrss-dxt-added-KiB")
 	b.ReportMetric(0, "ns/op")
 }
 
