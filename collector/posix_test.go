@@ -106,3 +106,21 @@ func TestPOSIXCounters(t *testing.T) {
 		t.Errorf("log directory holds %q, want only the log", names)
 	}
 }
+
+func TestPOSIXAsync(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/aio.c")
+	dir := t.TempDir()
+	l := runCollected(t, RunOptions{DXT: true}, nil, prog, dir).Logs[0]
+	name := filepath.Join(dir, "aio.dat")
+	wantCounters(t, record(t, l, darshan.ModPOSIX, name, 0), map[string]int64{
+		"POSIX_OPENS": 1, "POSIX_WRITES": 3, "POSIX_READS": 1,
+		"POSIX_BYTES_WRITTEN": 4296, "POSIX_BYTES_READ": 100,
+		"POSIX_MAX_BYTE_WRITTEN": 12287, "POSIX_MAX_BYTE_READ": 8291,
+		"POSIX_SIZE_WRITE_0_100": 2, "POSIX_SIZE_WRITE_1K_10K": 1, "POSIX_SIZE_READ_0_100": 1,
+		"POSIX_RW_SWITCHES": 1, "POSIX_MEM_NOT_ALIGNED": 0,
+	})
+	r := record(t, l, darshan.ModDXTPOSIX, name, 0)
+	if len(r.DXT.Writes) != 3 || len(r.DXT.Reads) != 1 || r.DXT.Writes[0].Offset != 8192 || r.DXT.Reads[0].Offset != 8192 {
+		t.Errorf("DXT segments: writes %+v, reads %+v", r.DXT.Writes, r.DXT.Reads)
+	}
+}

@@ -11,9 +11,11 @@
  */
 #include "iolens.h"
 
+#include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -365,6 +367,111 @@ ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size
 
 SENDFILE_WRAPPER(sendfile, off_t)
 SENDFILE_WRAPPER(sendfile64, off64_t)
+
+/* ---- asynchronous I/O ---- */
+
+/* Requests submitted on tracked descriptors, until their aio_return: the
+ * time the submission returned is the operation's start (spec §3.6). */
+#define AIO_PENDING 1024
+static struct {
+	pthread_mutex_t lock;
+	const struct aiocb *cb[AIO_PENDING];
+	iol_tick t1[AIO_PENDING];
+	int op[AIO_PENDING];
+} aio = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void aio_submitted(const struct aiocb *cb, int op)
+{
+	if (!cb || !op || !iol_fd_get(cb->aio_fildes))
+		return;
+	iol_tick t1 = iol_now();
+	int i;
+	pthread_mutex_lock(&aio.lock);
+	for (i = 0; i < AIO_PENDING; i++)
+		if (!aio.cb[i] || aio.cb[i] == cb) {
+			aio.cb[i] = cb;
+			aio.t1[i] = t1;
+			aio.op[i] = op;
+			break;
+		}
+	pthread_mutex_unlock(&aio.lock);
+	if (i == AIO_PENDING)
+		iol_set_partial(IOL_MOD_POSIX); /* too many requests in flight to follow */
+}
+
+/* Removes cb from the pending requests; returns its start (0 if unknown)
+ * and sets *op to its direction. */
+static iol_tick aio_completed(const struct aiocb *cb, int *op)
+{
+	iol_tick t1 = 0;
+	pthread_mutex_lock(&aio.lock);
+	for (int i = 0; i < AIO_PENDING; i++)
+		if (aio.cb[i] == cb) {
+			aio.cb[i] = NULL;
+			t1 = aio.t1[i];
+			*op = aio.op[i];
+			break;
+		}
+	pthread_mutex_unlock(&aio.lock);
+	return t1;
+}
+
+#define AIO_SUBMIT_WRAPPER(name, cb_t, op)                        \
+	IOL_REAL_DECL(int, name, (cb_t *));                       \
+	int name(cb_t *cb)                                        \
+	{                                                         \
+		IOL_RESOLVE(name);                                \
+		int ret = real_##name(cb);                        \
+		if (ret == 0)                                     \
+			aio_submitted((const struct aiocb *)cb, op); \
+		return ret;                                       \
+	}
+
+AIO_SUBMIT_WRAPPER(aio_read, struct aiocb, IOL_OP_READ)
+AIO_SUBMIT_WRAPPER(aio_write, struct aiocb, IOL_OP_WRITE)
+AIO_SUBMIT_WRAPPER(aio_read64, struct aiocb64, IOL_OP_READ)
+AIO_SUBMIT_WRAPPER(aio_write64, struct aiocb64, IOL_OP_WRITE)
+
+/* The direction of a list element: LIO_WRITE, LIO_READ, else none. */
+static int lio_op(const struct aiocb *cb)
+{
+	if (!cb)
+		return 0;
+	return cb->aio_lio_opcode == LIO_WRITE ? IOL_OP_WRITE : cb->aio_lio_opcode == LIO_READ ? IOL_OP_READ : 0;
+}
+
+#define LIO_WRAPPER(name, cb_t)                                                            \
+	IOL_REAL_DECL(int, name, (int, cb_t *const[], int, struct sigevent *));            \
+	int name(int mode, cb_t *const list[], int n, struct sigevent *sev)                \
+	{                                                                                  \
+		IOL_RESOLVE(name);                                                         \
+		int ret = real_##name(mode, list, n, sev);                                 \
+		for (int i = 0; ret == 0 && i < n; i++)                                    \
+			aio_submitted((const struct aiocb *)list[i],                       \
+				      lio_op((const struct aiocb *)list[i]));              \
+		return ret;                                                                \
+	}
+
+LIO_WRAPPER(lio_listio, struct aiocb)
+LIO_WRAPPER(lio_listio64, struct aiocb64)
+
+#define AIO_RETURN_WRAPPER(name, cb_t)                                                    \
+	IOL_REAL_DECL(ssize_t, name, (cb_t *));                                           \
+	ssize_t name(cb_t *cb)                                                            \
+	{                                                                                 \
+		IOL_RESOLVE(name);                                                        \
+		ssize_t n = real_##name(cb);                                              \
+		iol_tick t2 = iol_now();                                                  \
+		struct iol_record_block *r = iol_fd_get(cb->aio_fildes);                  \
+		int op = 0;                                                               \
+		iol_tick t1 = aio_completed((const struct aiocb *)cb, &op);               \
+		if (r && t1 && op && n >= 0)                                              \
+			rw(r, op, (int64_t)cb->aio_offset, n, aligned((const void *)cb->aio_buf), t1, t2); \
+		return n;                                                                 \
+	}
+
+AIO_RETURN_WRAPPER(aio_return, struct aiocb)
+AIO_RETURN_WRAPPER(aio_return64, struct aiocb64)
 
 /* ---- positioning, sync, close ---- */
 
