@@ -1,0 +1,71 @@
+package analysis
+
+// Report is the result of analysing one log: what renderers show.
+type Report struct {
+	Job      Job       `json:"job"`
+	Insights []Insight `json:"insights"`
+	Phases   []Phase   `json:"phases"`
+	Files    []File    `json:"files"`
+}
+
+// Job summarises the run a log describes.
+type Job struct {
+	Log     string   `json:"log"` // path of the log
+	Exe     string   `json:"exe"` // command line (untrusted text)
+	JobID   int64    `json:"jobid"`
+	UID     int64    `json:"uid"`
+	NProcs  int64    `json:"nprocs"`
+	Start   int64    `json:"start_time"` // seconds since the epoch
+	End     int64    `json:"end_time"`
+	RunTime float64  `json:"run_time"` // seconds
+	LibVer  string   `json:"lib_ver,omitempty"`
+	Nodes   int      `json:"nodes,omitempty"` // distinct hosts, when known
+	Modules []Module `json:"modules"`
+	Hints   []Hint   `json:"hints,omitempty"`   // MPI-IO hints of the job (metadata "h")
+	Partial []string `json:"partial,omitempty"` // modules flagged incomplete
+}
+
+// Module summarises one instrumented interface of the job.
+type Module struct {
+	Name         string  `json:"name"` // POSIX, MPI-IO, STDIO, H5F, ...
+	Files        int     `json:"files"`
+	BytesRead    int64   `json:"bytes_read"`
+	BytesWritten int64   `json:"bytes_written"`
+	Reads        int64   `json:"reads"`
+	Writes       int64   `json:"writes"`
+	Time         float64 `json:"time"` // read + write + meta seconds, summed over ranks
+}
+
+// Hint is one MPI-IO hint (key=value).
+type Hint struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// File summarises the I/O to one file (one record name) over all modules
+// and ranks.
+type File struct {
+	Name         string   `json:"name"`
+	Modules      []string `json:"modules"`
+	Ranks        int      `json:"ranks"` // ranks that accessed it (nprocs when shared)
+	Shared       bool     `json:"shared"`
+	BytesRead    int64    `json:"bytes_read"`
+	BytesWritten int64    `json:"bytes_written"`
+	Reads        int64    `json:"reads"`
+	Writes       int64    `json:"writes"`
+	Time         float64  `json:"time"`
+}
+
+// Phase is an I/O phase of one interface: operations of all ranks merged
+// into one interval of activity (from DXT traces).
+type Phase struct {
+	Module      string  `json:"module"` // DXT_POSIX or DXT_MPIIO
+	Start       float64 `json:"start"`  // seconds since the job start
+	End         float64 `json:"end"`
+	Bytes       int64   `json:"bytes"`
+	Operations  int64   `json:"operations"`
+	FastestRank int64   `json:"fastest_rank"`
+	FastestTime float64 `json:"fastest_time"` // seconds of I/O of that rank in the phase
+	SlowestRank int64   `json:"slowest_rank"`
+	SlowestTime float64 `json:"slowest_time"`
+}
