@@ -1,0 +1,114 @@
+package analysis
+
+import (
+	"slices"
+	"strings"
+)
+
+// CodeInfo describes one insight code: the levels it can be reported at,
+// what it means and the threshold (with its Config key) that triggers it.
+type CodeInfo struct {
+	Code      string  `json:"code"`
+	Levels    []Level `json:"levels"`
+	Meaning   string  `json:"meaning"`
+	Threshold string  `json:"threshold"`
+}
+
+// LevelString returns the levels joined by "/", e.g. "HIGH" or "OK/HIGH".
+func (c CodeInfo) LevelString() string {
+	s := make([]string, len(c.Levels))
+	for i, l := range c.Levels {
+		s[i] = l.String()
+	}
+	return strings.Join(s, "/")
+}
+
+// codes is the table behind Codes. The meanings and default thresholds of
+// S01, P01–P22 and M01–M10 are those of Drishti; the wording is ours.
+var codes = []CodeInfo{
+	{"S01", []Level{LevelHigh}, "STDIO moves a large share of the bytes: it is buffered in user space and does not scale on parallel file systems",
+		"STDIO bytes / all bytes (STDIO + POSIX not under MPI-IO + MPI-IO) > interface_stdio (0.1)"},
+	{"P01", []Level{LevelInfo}, "the job is write-intensive by operation count",
+		"POSIX writes > reads and |writes − reads| / (reads + writes) > imbalance_operations (0.1)"},
+	{"P02", []Level{LevelInfo}, "the job is read-intensive by operation count",
+		"POSIX reads > writes and |writes − reads| / (reads + writes) > imbalance_operations (0.1)"},
+	{"P03", []Level{LevelInfo}, "the job is write-intensive by bytes moved",
+		"POSIX bytes written > read and |written − read| / (read + written) > imbalance_operations (0.1)"},
+	{"P04", []Level{LevelInfo}, "the job is read-intensive by bytes moved",
+		"POSIX bytes read > written and |written − read| / (read + written) > imbalance_operations (0.1)"},
+	{"P05", []Level{LevelHigh}, "many small POSIX reads (size histogram bins below small_bytes)",
+		"small reads / reads > small_requests (0.1) and small reads > small_requests_absolute (1000); small = below small_bytes (1 MiB)"},
+	{"P06", []Level{LevelHigh}, "many small POSIX writes (size histogram bins below small_bytes)",
+		"small writes / writes > small_requests (0.1) and small writes > small_requests_absolute (1000); small = below small_bytes (1 MiB)"},
+	{"P07", []Level{LevelHigh}, "many POSIX requests use memory buffers that are not aligned",
+		"POSIX_MEM_NOT_ALIGNED / (reads + writes) > misaligned_requests (0.1)"},
+	{"P08", []Level{LevelHigh}, "many POSIX requests start at file offsets not aligned to the file system block",
+		"POSIX_FILE_NOT_ALIGNED / (reads + writes) > misaligned_requests (0.1)"},
+	{"P09", []Level{LevelWarn}, "redundant read traffic: some files had more bytes read than the extent read (the same bytes read again)",
+		"per file: POSIX bytes read > POSIX_MAX_BYTE_READ + 1"},
+	{"P10", []Level{LevelWarn}, "redundant write traffic: some files had more bytes written than the extent written (the same bytes overwritten)",
+		"per file: POSIX bytes written > POSIX_MAX_BYTE_WRITTEN + 1"},
+	{"P11", []Level{LevelHigh}, "many random (non-sequential) POSIX reads",
+		"random reads = reads − POSIX_SEQ_READS; random / reads > random_operations (0.2) and random > random_operations_absolute (1000)"},
+	{"P12", []Level{LevelOK}, "POSIX reads are mostly consecutive or sequential",
+		"reported when P11 is not and there are reads"},
+	{"P13", []Level{LevelHigh}, "many random (non-sequential) POSIX writes",
+		"random writes = writes − POSIX_SEQ_WRITES; random / writes > random_operations (0.2) and random > random_operations_absolute (1000)"},
+	{"P14", []Level{LevelOK}, "POSIX writes are mostly consecutive or sequential",
+		"reported when P13 is not and there are writes"},
+	{"P15", []Level{LevelHigh}, "many small POSIX reads to files shared by all ranks",
+		"shared records: small reads / reads > small_requests (0.1) and small reads > small_requests_absolute (1000)"},
+	{"P16", []Level{LevelHigh}, "many small POSIX writes to files shared by all ranks",
+		"shared records: small writes / writes > small_requests (0.1) and small writes > small_requests_absolute (1000)"},
+	{"P17", []Level{LevelHigh}, "ranks spend a long time in metadata operations (open, stat, seek, close...)",
+		"ranks whose POSIX_F_META_TIME (own records plus their share of shared records) > metadata_time_rank (30 s)"},
+	{"P18", []Level{LevelHigh}, "data imbalance on shared files: the slowest rank moved a different amount of data than the fastest (stragglers)",
+		"shared records: |POSIX_SLOWEST_RANK_BYTES − POSIX_FASTEST_RANK_BYTES| / bytes moved > imbalance_stragglers (0.15)"},
+	{"P19", []Level{LevelHigh}, "time imbalance on shared files: the slowest rank spent much longer than the fastest (stragglers)",
+		"shared records: |POSIX_F_SLOWEST_RANK_TIME − POSIX_F_FASTEST_RANK_TIME| / (read + write + meta time) > imbalance_stragglers (0.15)"},
+	{"P21", []Level{LevelHigh}, "write imbalance on files that several ranks accessed without a shared record",
+		"per file over its per-rank records: (max − min bytes written) / max > imbalance_size (0.3)"},
+	{"P22", []Level{LevelHigh}, "read imbalance on files that several ranks accessed without a shared record",
+		"per file over its per-rank records: (max − min bytes read) / max > imbalance_size (0.3)"},
+	{"M01", []Level{LevelWarn}, "the job does not use MPI-IO, so it cannot use collective buffering or MPI-IO hints",
+		"no MPI-IO module in the log"},
+	{"M02", []Level{LevelHigh}, "MPI-IO is used but no read is collective",
+		"MPIIO_COLL_READS = 0 and independent + collective reads > collective_operations_absolute (1000); files listed where independent reads / independent operations > collective_operations (0.5)"},
+	{"M03", []Level{LevelHigh}, "MPI-IO is used but no write is collective",
+		"MPIIO_COLL_WRITES = 0 and independent + collective writes > collective_operations_absolute (1000); files listed where independent writes / independent operations > collective_operations (0.5)"},
+	{"M04", []Level{LevelOK}, "MPI-IO reads use collective operations",
+		"MPIIO_COLL_READS > 0"},
+	{"M05", []Level{LevelOK}, "MPI-IO writes use collective operations",
+		"MPIIO_COLL_WRITES > 0"},
+	{"M06", []Level{LevelWarn}, "MPI-IO reads are all blocking: non-blocking reads could overlap I/O with computation",
+		"MPI-IO reads > 0 and MPIIO_NB_READS = 0"},
+	{"M07", []Level{LevelWarn}, "MPI-IO writes are all blocking: non-blocking writes could overlap I/O with computation",
+		"MPI-IO writes > 0 and MPIIO_NB_WRITES = 0"},
+	{"M08", []Level{LevelOK}, "fewer MPI-IO aggregators than compute nodes (aggregation stays within nodes)",
+		"cb_nodes hint < number of nodes (from the hostnames metadata, DXT host names or APMPI node names)"},
+	{"M09", []Level{LevelHigh}, "more MPI-IO aggregators than compute nodes: aggregation needs network traffic between nodes",
+		"cb_nodes hint > number of nodes"},
+	{"M10", []Level{LevelOK}, "one MPI-IO aggregator per compute node",
+		"cb_nodes hint = number of nodes"},
+	{"X01", []Level{LevelWarn}, "a module of the log is flagged as incomplete: the runtime ran out of memory for its records, so counts are lower bounds",
+		"a module's partial flag is set in the log header"},
+	{"X02", []Level{LevelWarn}, "a module of the log could not be read (damaged or unsupported data); the analysis uses the records read before the error",
+		"reading the module's records failed"},
+}
+
+// Codes returns every insight code this package reports, sorted by code.
+func Codes() []CodeInfo {
+	out := slices.Clone(codes)
+	slices.SortFunc(out, func(a, b CodeInfo) int { return strings.Compare(a.Code, b.Code) })
+	return out
+}
+
+// codeInfo returns the table entry of code, or a zero CodeInfo.
+func codeInfo(code string) CodeInfo {
+	for _, c := range codes {
+		if c.Code == code {
+			return c
+		}
+	}
+	return CodeInfo{}
+}
