@@ -7,9 +7,11 @@ LDFLAGS   := -X github.com/iolens/iolens/internal/cli.Version=$(VERSION)
 FUZZTIME  ?= 60s
 # Debian packages the tests need beyond Go (installed by `make deps`).
 DEBIAN_PACKAGES := gcc libc6-dev binutils openmpi-bin libopenmpi-dev mpich libmpich-dev \
-	libhdf5-openmpi-dev libpnetcdf-dev pkg-config gfortran python3 procps
+	libhdf5-openmpi-dev libpnetcdf-dev pkg-config gfortran python3 procps \
+	chromium
 
 .PHONY: all build test bench fuzz deps clean
+.PHONY: vendor-echarts
 
 all: build
 
@@ -38,6 +40,15 @@ ifneq ($(strip $(DEBIAN_PACKAGES)),)
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBIAN_PACKAGES)
 endif
 	$(GO) mod download
+	$(MAKE) vendor-echarts
+
+# Apache ECharts for the HTML report, from the npm registry. The files are
+# committed under report/assets/echarts (go:embed needs them at build time);
+# this checks them against SHA256SUMS and fetches them with npm only when
+# missing or different. Upgrade: make vendor-echarts ECHARTS_VERSION=x.y.z UPDATE=1
+ECHARTS_VERSION ?= 6.1.0
+vendor-echarts:
+	UPDATE=$(UPDATE) sh report/assets/echarts/vendor.sh $(ECHARTS_VERSION)
 
 clean:
 	rm -rf bin
