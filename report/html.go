@@ -57,7 +57,7 @@ var pageTemplate = template.Must(template.New("report.html.tmpl").Funcs(template
 }).ParseFS(assets, "assets/report.html.tmpl"))
 
 // page is what the template renders.
-type page struct {
+type pageView struct {
 	Rep      *analysis.Report
 	Insights []analysis.Insight // most severe first
 	Start    string
@@ -93,7 +93,7 @@ func HTML(w io.Writer, rep *analysis.Report, l *darshan.Log, opts HTMLOptions) e
 	if opts.Location == nil {
 		opts.Location = time.UTC
 	}
-	p := page{Rep: rep, Insights: slices.Clone(rep.Insights)}
+	p := pageView{Rep: rep, Insights: slices.Clone(rep.Insights)}
 	slices.SortStableFunc(p.Insights, func(a, b analysis.Insight) int { return cmp.Compare(b.Level, a.Level) })
 	p.Start = time.Unix(rep.Job.Start, 0).In(opts.Location).Format(time.DateTime + " MST")
 	p.End = time.Unix(rep.Job.End, 0).In(opts.Location).Format(time.DateTime + " MST")

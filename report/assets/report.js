@@ -133,7 +133,7 @@
           return table(rows);
         }
       },
-      xAxis: { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 28, min: tr.tmin, max: tr.tmax, scale: true,
+      xAxis: { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 28, axisLine: { onZero: false }, min: tr.tmin, max: tr.tmax, scale: true,
         axisLabel: { formatter: function (v) { return fmtSec(v); } } },
       yAxis: { type: 'value', name: 'rank', inverse: true, min: tr.rank_min - 0.5, max: tr.rank_max + 0.5,
         minInterval: 1, axisLabel: { formatter: function (v) { return Number.isInteger(v) ? String(v) : ''; } }, splitLine: { show: false } },
@@ -180,7 +180,7 @@
           return table(rows);
         }
       },
-      xAxis: { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 28, min: tr.tmin, max: tr.tmax,
+      xAxis: { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 28, axisLine: { onZero: false }, min: tr.tmin, max: tr.tmax,
         axisLabel: { formatter: function (v) { return fmtSec(v); } } },
       yAxis: { type: 'log', name: 'size', axisLabel: { formatter: function (v) { return fmtBytes(v); } } },
       dataZoom: [
@@ -220,7 +220,7 @@
           return table(rows);
         }
       },
-      xAxis: { type: 'value', name: 'file offset', nameLocation: 'middle', nameGap: 28, min: 0,
+      xAxis: { type: 'value', name: 'file offset', nameLocation: 'middle', nameGap: 28, axisLine: { onZero: false }, min: 0,
         axisLabel: { formatter: function (v) { return fmtBytes(v); } } },
       yAxis: { type: 'value', name: 'rank', inverse: true, min: tr.rank_min - 0.5, max: tr.rank_max + 0.5, minInterval: 1,
         axisLabel: { formatter: function (v) { return Number.isInteger(v) ? String(v) : ''; } } },
