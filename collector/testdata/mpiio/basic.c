@@ -83,6 +83,9 @@ int main(int argc, char **argv)
 	check(MPI_File_write_at_all_end(fh, small, &st), "write_at_all_end");
 	check(MPI_File_write_at(fh, base, small, 0, MPI_BYTE, &st), "write_at 0");
 
+	/* Every rank's writes are done before any rank reads (a collective
+	 * read may read other ranks' data). */
+	MPI_Barrier(MPI_COMM_WORLD);
 	for (int i = 0; i < 10; i++) {
 		check(MPI_File_read_at_all(fh, (i * n + r) * mib, rbuf, MIB, MPI_BYTE, &st), "read_at_all");
 		fill(big, MIB, i * size + rank);

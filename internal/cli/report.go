@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/iolens/iolens/analysis"
+	"github.com/iolens/iolens/report"
+)
+
+type reportFlags struct {
+	json      bool
+	config    string
+	width     int
+	listCodes bool
+}
+
+func newReportCmd(e *env) *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report [--json] [--config FILE] [--width N] LOG | --list-codes",
+		Short: "Diagnose the I/O of a run: root causes and what to change",
+		Long: `Report analyses the Darshan log LOG and prints the job's summary and its
+insights: likely causes of slow I/O (small, random or misaligned requests,
+no collective I/O, imbalance, stragglers, metadata load...), each with a
+level (HIGH, WARN, INFO, OK), the numbers behind it, the files and ranks
+responsible and a recommendation. Codes S01, P01–P22 and M01–M10 keep the
+meaning and default thresholds of Drishti's; --list-codes prints them all.
+
+Thresholds can be changed with --config FILE (TOML, or JSON for a .json
+file). Colours are used on a terminal unless NO_COLOR is set; --json
+writes the report as one JSON document (schema in the README). LOG "-"
+reads the log from standard input.`,
+		Example: `  iolens report app.darshan
+  iolens report --json app.darshan > report.json
+  iolens report --config thresholds.toml --width 120 app.darshan
+  iolens report --list-codes`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.listCodes {
+				return exactArgs()(cmd, args)
+			}
+			return exactArgs("LOG")(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.listCodes {
+				return listCodes(e)
+			}
+			return runReport(e, &f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.json, "json", false, "write the report as JSON")
+	fl.StringVar(&f.config, "config", "", "thresholds file (TOML, or JSON)")
+	fl.IntVar(&f.width, "width", 0, "line width of the text report (default: the terminal's, else 100)")
+	fl.BoolVar(&f.listCodes, "list-codes", false, "print every insight code with its level, meaning and threshold")
+	return cmd
+}
+
+func runReport(e *env, f *reportFlags, path string) error {
+	if f.width < 0 {
+		return usagef("--width must be positive")
+	}
+	cfg := analysis.DefaultConfig()
+	if f.config != "" {
+		var err error
+		if cfg, err = analysis.LoadConfig(f.config); err != nil {
+			return err
+		}
+	}
+	l, err := openLog(e, path)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	rep, err := analysis.Analyze(l, path, cfg)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return report.JSON(e.stdout, rep)
+	}
+	width, color := f.width, false
+	if out, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(out.Fd())) {
+		color = os.Getenv("NO_COLOR") == ""
+		if w, _, err := term.GetSize(int(out.Fd())); err == nil && width == 0 {
+			width = w
+		}
+	}
+	return report.Text(e.stdout, rep, report.TextOptions{Width: width, Color: color, Location: e.loc})
+}
+
+// listCodes prints the insight codes as a table.
+func listCodes(e *env) error {
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "CODE\tLEVELS\tMEANING\tTHRESHOLD")
+	for _, c := range analysis.Codes() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Code, c.LevelString(), c.Meaning, c.Threshold)
+	}
+	return tw.Flush()
+}
