@@ -79,9 +79,21 @@ func runConvert(in, out string, c darshan.Compression) (err error) {
 		return err
 	}
 
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
+	return writeAtomically(out, st.Mode().Perm(), func(f *os.File) error {
+		if err := darshan.Convert(f, l, darshan.WriterOptions{Compression: c}); err != nil {
+			return fmt.Errorf("converting %s: %w", in, err)
+		}
+		return nil
+	})
+}
+
+// writeAtomically writes path through a temporary file in its directory,
+// given mode perm and renamed into place once complete and synced: a
+// failure leaves no partial file.
+func writeAtomically(path string, perm os.FileMode, write func(*os.File) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -89,20 +101,16 @@ func runConvert(in, out string, c darshan.Compression) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := darshan.Convert(tmp, l, darshan.WriterOptions{Compression: c}); err != nil {
-		return fmt.Errorf("converting %s: %w", in, err)
+	if err := write(tmp); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
+	for _, step := range []func() error{func() error { return tmp.Chmod(perm) }, tmp.Sync, tmp.Close} {
+		if err := step(); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 
 type reportFlags struct {
 	json      bool
+	html      string
 	config    string
 	width     int
 	listCodes bool
@@ -22,7 +24,7 @@ type reportFlags struct {
 func newReportCmd(e *env) *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
-		Use:   "report [--json] [--config FILE] [--width N] LOG | --list-codes",
+		Use:   "report [--json | --html FILE] [--config FILE] [--width N] LOG | --list-codes",
 		Short: "Diagnose the I/O of a run: root causes and what to change",
 		Long: `Report analyses the Darshan log LOG and prints the job's summary and its
 insights: likely causes of slow I/O (small, random or misaligned requests,
@@ -33,10 +35,14 @@ meaning and default thresholds of Drishti's; --list-codes prints them all.
 
 Thresholds can be changed with --config FILE (TOML, or JSON for a .json
 file). Colours are used on a terminal unless NO_COLOR is set; --json
-writes the report as one JSON document (schema in the README). LOG "-"
-reads the log from standard input.`,
+writes the report as one JSON document (schema in the README); --html
+FILE writes one self-contained page that works offline, with interactive
+charts of the DXT traces (timeline per rank, transfer sizes, spatiality,
+phases) and a sortable table of files. LOG "-" reads the log from
+standard input.`,
 		Example: `  iolens report app.darshan
   iolens report --json app.darshan > report.json
+  iolens report --html report.html app.darshan
   iolens report --config thresholds.toml --width 120 app.darshan
   iolens report --list-codes`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -54,6 +60,7 @@ reads the log from standard input.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.json, "json", false, "write the report as JSON")
+	fl.StringVar(&f.html, "html", "", "write the report as a self-contained HTML page to FILE")
 	fl.StringVar(&f.config, "config", "", "thresholds file (TOML, or JSON)")
 	fl.IntVar(&f.width, "width", 0, "line width of the text report (default: the terminal's, else 100)")
 	fl.BoolVar(&f.listCodes, "list-codes", false, "print every insight code with its level, meaning and threshold")
@@ -63,6 +70,9 @@ reads the log from standard input.`,
 func runReport(e *env, f *reportFlags, path string) error {
 	if f.width < 0 {
 		return usagef("--width must be positive")
+	}
+	if f.json && f.html != "" {
+		return usagef("--json and --html cannot be combined")
 	}
 	cfg := analysis.DefaultConfig()
 	if f.config != "" {
@@ -82,6 +92,15 @@ func runReport(e *env, f *reportFlags, path string) error {
 	}
 	if f.json {
 		return report.JSON(e.stdout, rep)
+	}
+	if f.html != "" {
+		return writeAtomically(f.html, 0o644, func(f *os.File) error {
+			bw := bufio.NewWriter(f)
+			if err := report.HTML(bw, rep, l, report.HTMLOptions{Location: e.loc}); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
 	}
 	width, color := f.width, false
 	if out, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(out.Fd())) {

@@ -66,3 +66,27 @@ func TestReportConfig(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { wantUsageError(t, args...) })
 	}
 }
+
+func TestReportHTML(t *testing.T) {
+	log := sample(t, "mpi_io_test_with_dxt/treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan")
+	out := filepath.Join(t.TempDir(), "r.html")
+	iolens(t, "report", "--html", out, log).want(t, ExitOK)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.Contains(page, "mpi-io-test") {
+		t.Errorf("not a report page: %.200s", page)
+	}
+	for _, ref := range []string{`src="http`, `href="http`, `src='http`, `href='http`} {
+		if strings.Contains(page, ref) {
+			t.Errorf("page loads a network resource (%s)", ref)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d files, want only the page", len(entries))
+	}
+	wantUsageError(t, "report", "--json", "--html", out, log)
+}
