@@ -32,6 +32,21 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The profile lives outside the test's directory: Chromium's helper
+	// processes may still write to it for a moment after the browser exits.
+	profile, err := os.MkdirTemp("", "iolens-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(browser),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
@@ -41,7 +56,7 @@ func TestHTMLInChromium(t *testing.T) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1400, 1000),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -79,7 +94,7 @@ func TestHTMLInChromium(t *testing.T) {
 
 	pageURL := (&url.URL{Scheme: "file", Path: file}).String()
 	var ready bool
-	err := chromedp.Run(ctx,
+	err = chromedp.Run(ctx,
 		network.Enable(), runtime.Enable(), page.Enable(),
 		chromedp.Navigate(pageURL),
 		chromedp.Poll(`window.iolens && window.iolens.ready`, &ready, chromedp.WithPollingTimeout(30*time.Second)),
