@@ -35,6 +35,10 @@ func Analyze(l *darshan.Log, path string, cfg Config) (*Report, error) {
 		Insights: []Insight{},
 		Phases:   []Phase{},
 	}
+	for _, id := range []darshan.ModuleID{darshan.ModDXTPOSIX, darshan.ModDXTMPIIO} {
+		rep.Phases = append(rep.Phases, phasesOf(id.Info().Name, m.ops[id])...)
+		m.ops[id] = nil
+	}
 	rep.Insights = m.insights(rep)
 	return rep, nil
 }
@@ -220,6 +224,8 @@ type metrics struct {
 	dxtHosts   map[string]struct{}
 	dxtRanks   map[int64]struct{}
 	apmpiNodes map[string]struct{}
+	// Traced operations per DXT module, for the phases.
+	ops map[darshan.ModuleID][]traceOp
 }
 
 func newMetrics(l *darshan.Log, cfg Config) *metrics {
@@ -230,6 +236,7 @@ func newMetrics(l *darshan.Log, cfg Config) *metrics {
 		dxtHosts:   make(map[string]struct{}),
 		dxtRanks:   make(map[int64]struct{}),
 		apmpiNodes: make(map[string]struct{}),
+		ops:        make(map[darshan.ModuleID][]traceOp),
 	}
 	m.nSmall = slices.Index(sizeEdges, cfg.SmallBytes) + 1
 	return m
@@ -283,6 +290,9 @@ func (m *metrics) add(r *darshan.Record) error {
 		if r.DXT != nil && r.DXT.Hostname != "" {
 			m.dxtHosts[r.DXT.Hostname] = struct{}{}
 			m.dxtRanks[r.Rank] = struct{}{}
+		}
+		if r.DXT != nil {
+			m.addTrace(id, r)
 		}
 		return nil
 	case darshan.ModAPMPI:
