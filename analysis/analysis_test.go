@@ -312,7 +312,7 @@ func TestParseHints(t *testing.T) {
 
 func TestCodes(t *testing.T) {
 	cs := Codes()
-	want := []string{"M01", "M02", "M03", "M04", "M05", "M06", "M07", "M08", "M09", "M10",
+	want := []string{"D01", "D02", "D03", "D04", "D05", "D06", "M01", "M02", "M03", "M04", "M05", "M06", "M07", "M08", "M09", "M10",
 		"P01", "P02", "P03", "P04", "P05", "P06", "P07", "P08", "P09", "P10", "P11", "P12", "P13", "P14",
 		"P15", "P16", "P17", "P18", "P19", "P21", "P22", "S01", "X01", "X02"}
 	var got []string

@@ -14,7 +14,8 @@ import (
 )
 
 // Config holds the thresholds of the insights. DefaultConfig returns
-// Drishti's defaults; a file read by LoadConfig overrides some of them.
+// Drishti's defaults for Drishti's codes and ours for the others; a file
+// read by LoadConfig overrides some of them.
 // Ratios are fractions in [0, 1].
 type Config struct {
 	// ImbalanceOperations: read/write imbalance, by count or bytes, above
@@ -52,9 +53,34 @@ type Config struct {
 	// is the number of MPI-IO operations above which they fire.
 	CollectiveOperations         float64 `toml:"collective_operations" json:"collective_operations"`
 	CollectiveOperationsAbsolute int64   `toml:"collective_operations_absolute" json:"collective_operations_absolute"`
+
+	// Thresholds of the insights from DXT traces (D01–D06).
+
+	// DXTMaxPhases: number of I/O phases of one interface above which D01
+	// fires.
+	DXTMaxPhases int64 `toml:"dxt_max_phases" json:"dxt_max_phases"`
+	// DXTStragglerRatio and DXTStragglerSeconds: a rank is a straggler in
+	// a phase (D02) when its I/O time there is more than
+	// DXTStragglerRatio times the median of the phase's ranks and more
+	// than DXTStragglerSeconds above it, while its bandwidth is below the
+	// median bandwidth divided by DXTStragglerRatio.
+	DXTStragglerRatio   float64 `toml:"dxt_straggler_ratio" json:"dxt_straggler_ratio"`
+	DXTStragglerSeconds float64 `toml:"dxt_straggler_seconds" json:"dxt_straggler_seconds"`
+	// DXTRank0Share: share of the traced bytes moved by rank 0 above
+	// which D03 fires (with more than one process).
+	DXTRank0Share float64 `toml:"dxt_rank0_share" json:"dxt_rank0_share"`
+	// DXTImbalance: (max − min) / max of the traced bytes per rank above
+	// which D04 fires.
+	DXTImbalance float64 `toml:"dxt_imbalance" json:"dxt_imbalance"`
+	// DXTRedundant: share of a file's traced bytes read (or written)
+	// more than once above which D05 lists the file.
+	DXTRedundant float64 `toml:"dxt_redundant" json:"dxt_redundant"`
+	// DXTIOTime: share of the run time a rank spends in traced I/O above
+	// which D06 is HIGH rather than INFO.
+	DXTIOTime float64 `toml:"dxt_io_time" json:"dxt_io_time"`
 }
 
-// DefaultConfig returns the default thresholds, those of Drishti.
+// DefaultConfig returns the default thresholds: Drishti's for its codes.
 func DefaultConfig() Config {
 	return Config{
 		ImbalanceOperations:          0.1,
@@ -70,6 +96,13 @@ func DefaultConfig() Config {
 		InterfaceSTDIO:               0.1,
 		CollectiveOperations:         0.5,
 		CollectiveOperationsAbsolute: 1000,
+		DXTMaxPhases:                 10,
+		DXTStragglerRatio:            2,
+		DXTStragglerSeconds:          0.1,
+		DXTRank0Share:                0.5,
+		DXTImbalance:                 0.3,
+		DXTRedundant:                 0.1,
+		DXTIOTime:                    0.5,
 	}
 }
 
@@ -91,6 +124,10 @@ func (c Config) Validate() error {
 		{"imbalance_size", c.ImbalanceSize},
 		{"interface_stdio", c.InterfaceSTDIO},
 		{"collective_operations", c.CollectiveOperations},
+		{"dxt_rank0_share", c.DXTRank0Share},
+		{"dxt_imbalance", c.DXTImbalance},
+		{"dxt_redundant", c.DXTRedundant},
+		{"dxt_io_time", c.DXTIOTime},
 	}
 	for _, r := range ratios {
 		if !(r.v >= 0 && r.v <= 1) { // also rejects NaN
@@ -104,6 +141,7 @@ func (c Config) Validate() error {
 		{"small_requests_absolute", c.SmallRequestsAbsolute},
 		{"random_operations_absolute", c.RandomOperationsAbsolute},
 		{"collective_operations_absolute", c.CollectiveOperationsAbsolute},
+		{"dxt_max_phases", c.DXTMaxPhases},
 	}
 	for _, n := range counts {
 		if n.v < 0 {
@@ -112,6 +150,12 @@ func (c Config) Validate() error {
 	}
 	if !(c.MetadataTimeRank >= 0) || c.MetadataTimeRank > 1e12 {
 		return fmt.Errorf("metadata_time_rank = %v: must be a non-negative number of seconds", c.MetadataTimeRank)
+	}
+	if !(c.DXTStragglerRatio >= 1) || c.DXTStragglerRatio > 1e6 {
+		return fmt.Errorf("dxt_straggler_ratio = %v: must be a ratio of at least 1", c.DXTStragglerRatio)
+	}
+	if !(c.DXTStragglerSeconds >= 0) || c.DXTStragglerSeconds > 1e12 {
+		return fmt.Errorf("dxt_straggler_seconds = %v: must be a non-negative number of seconds", c.DXTStragglerSeconds)
 	}
 	ok := false
 	for _, e := range sizeEdges {

@@ -22,9 +22,12 @@ func TestLoadConfig(t *testing.T) {
 	want := DefaultConfig()
 	want.SmallRequests = 0.25
 	want.MetadataTimeRank = 5
+	want.DXTMaxPhases = 20
+	want.DXTStragglerRatio = 3
+	want.DXTIOTime = 0.8
 	for name, text := range map[string]string{
-		"c.toml": "small_requests = 0.25\nmetadata_time_rank = 5.0\n",
-		"c.json": `{"small_requests": 0.25, "metadata_time_rank": 5}`,
+		"c.toml": "small_requests = 0.25\nmetadata_time_rank = 5.0\ndxt_max_phases = 20\ndxt_straggler_ratio = 3.0\ndxt_io_time = 0.8\n",
+		"c.json": `{"small_requests": 0.25, "metadata_time_rank": 5, "dxt_max_phases": 20, "dxt_straggler_ratio": 3, "dxt_io_time": 0.8}`,
 	} {
 		got, err := LoadConfig(writeFile(t, name, text))
 		if err != nil {
@@ -45,6 +48,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		"small bytes":  {"c.toml", "small_bytes = 1000\n", "small_bytes = 1000: must be an edge"},
 		"type":         {"c.toml", "small_requests = \"x\"\n", "small_requests"},
 		"extension":    {"c.yaml", "a: 1\n", "unknown format"},
+		"dxt ratio":    {"c.toml", "dxt_straggler_ratio = 0.5\n", "dxt_straggler_ratio = 0.5: must be a ratio of at least 1"},
+		"dxt share":    {"c.json", `{"dxt_rank0_share": 2}`, "dxt_rank0_share = 2: must be between 0 and 1"},
+		"dxt phases":   {"c.toml", "dxt_max_phases = -1\n", "dxt_max_phases = -1"},
+		"dxt seconds":  {"c.json", `{"dxt_straggler_seconds": -0.5}`, "dxt_straggler_seconds = -0.5"},
 	} {
 		p := writeFile(t, tc.file, tc.text)
 		_, err := LoadConfig(p)

@@ -115,6 +115,8 @@ func (m *metrics) insights(rep *Report) []Insight {
 		m.mpiioInsights(add, files, rep.Job, hasHDF5, hasPnetCDF)
 	}
 
+	m.traceInsights(add, hasMPIIO)
+
 	// X01: incomplete modules.
 	if len(rep.Job.Partial) > 0 {
 		add(Insight{

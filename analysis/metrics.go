@@ -35,9 +35,11 @@ func Analyze(l *darshan.Log, path string, cfg Config) (*Report, error) {
 		Insights: []Insight{},
 		Phases:   []Phase{},
 	}
-	for _, id := range []darshan.ModuleID{darshan.ModDXTPOSIX, darshan.ModDXTMPIIO} {
-		rep.Phases = append(rep.Phases, phasesOf(id.Info().Name, m.ops[id])...)
-		m.ops[id] = nil
+	st := straggling{cfg.DXTStragglerRatio, cfg.DXTStragglerSeconds}
+	for i := range m.traces {
+		ts := &m.traces[i]
+		ts.result = phasesOf(ts.module.Info().Name, ts.runs, st)
+		rep.Phases = append(rep.Phases, ts.result.phases...)
 	}
 	rep.Insights = m.insights(rep)
 	return rep, nil
@@ -224,8 +226,11 @@ type metrics struct {
 	dxtHosts   map[string]struct{}
 	dxtRanks   map[int64]struct{}
 	apmpiNodes map[string]struct{}
-	// Traced operations per DXT module, for the phases.
-	ops map[darshan.ModuleID][]traceOp
+	// Traced operations of DXT_POSIX and DXT_MPIIO, and the ids of the
+	// files they access (traceFiles: id to index in traceIDs).
+	traces     [2]traceSet
+	traceFiles map[uint64]int32
+	traceIDs   []uint64
 }
 
 func newMetrics(l *darshan.Log, cfg Config) *metrics {
@@ -236,7 +241,10 @@ func newMetrics(l *darshan.Log, cfg Config) *metrics {
 		dxtHosts:   make(map[string]struct{}),
 		dxtRanks:   make(map[int64]struct{}),
 		apmpiNodes: make(map[string]struct{}),
-		ops:        make(map[darshan.ModuleID][]traceOp),
+		traceFiles: make(map[uint64]int32),
+	}
+	for i, id := range [2]darshan.ModuleID{darshan.ModDXTPOSIX, darshan.ModDXTMPIIO} {
+		m.traces[i] = traceSet{module: id, rankBytes: map[int32]int64{}, rank0Files: map[int32]int64{}}
 	}
 	m.nSmall = slices.Index(sizeEdges, cfg.SmallBytes) + 1
 	return m
