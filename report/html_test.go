@@ -209,7 +209,7 @@ func TestHTMLEscapes(t *testing.T) {
 		t.Fatal("untrusted text reached the page unescaped")
 	}
 	for _, want := range []string{
-		"&lt;script&gt;alert(1)&lt;/script&gt;",        // insight and table text
+		"&lt;script&gt;alert(1)&lt;/script&gt;",         // insight and table text
 		`\u003cscript\u003ealert(1)\u003c/script\u003e`, // JSON data
 		"./app --out &lt;/td&gt;&lt;b&gt;x",
 		`class="insight level-high"`, `class="insight level-warn"`, `class="insight level-ok"`,
