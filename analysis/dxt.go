@@ -223,8 +223,9 @@ func (m *metrics) unbalanced(add addFunc, ts *traceSet) {
 
 // D05: byte ranges moved more than once. The offsets come from
 // DXT_POSIX when it has any, else from DXT_MPIIO. Each run is sorted by
-// offset (in place: the phases are done), then the runs of one file and
-// kind are merged to measure the union of their ranges.
+// offset (in place: the phases are done; by start time again at the end),
+// then the runs of one file and kind are merged to measure the union of
+// their ranges.
 func (m *metrics) redundantRanges(add addFunc, sets []*traceSet) {
 	var ts *traceSet
 	for _, s := range sets {
@@ -246,9 +247,21 @@ func (m *metrics) redundantRanges(add addFunc, sets []*traceSet) {
 		write bool
 	}
 	groups := map[key][]*traceRun{}
+	// The runs sorted here go back to the order of start time afterwards,
+	// which the phases left and the report's Trace has.
+	byOff := func(a, b traceOp) int { return cmp.Compare(a.off, b.off) }
+	var sorted []*traceRun
+	defer func() {
+		for _, r := range sorted {
+			slices.SortFunc(r.ops, byStartOff)
+		}
+	}()
 	for i := range ts.runs {
 		r := &ts.runs[i]
-		slices.SortFunc(r.ops, func(a, b traceOp) int { return cmp.Compare(a.off, b.off) })
+		if !slices.IsSortedFunc(r.ops, byOff) {
+			slices.SortFunc(r.ops, byOff)
+			sorted = append(sorted, r)
+		}
 		k := key{r.file, r.write}
 		groups[k] = append(groups[k], r)
 	}

@@ -250,3 +250,47 @@ func TestIOTimeHigh(t *testing.T) {
 		t.Error("D06 HIGH without a recommendation")
 	}
 }
+
+// TestTraceKept checks the operations the report keeps: every one, in
+// order of start time even after D05 sorted them by offset.
+func TestTraceKept(t *testing.T) {
+	backward := seq(8, 0, MiB, 0, 0.1, 0.05)
+	for i := range backward {
+		backward[i].Offset = int64(len(backward)-1-i) * MiB
+	}
+	traces := []trace{
+		{mod: darshan.ModDXTPOSIX, file: "/data/a", rank: 0, writes: backward, reads: seq(3, 0, MiB, 1, 0.1, 0.05)},
+		{mod: darshan.ModDXTPOSIX, file: "/data/a", rank: 1, writes: backward},
+		{mod: darshan.ModDXTMPIIO, file: "/data/a", rank: 1, writes: seq(2, 0, 4*MiB, 0, 0.2, 0.1)},
+	}
+	rep := analyzeBuilt(t, buildTraceLog(t, 2, traces))
+	insight(t, rep, "D05") // the writes were sorted by offset
+	tr := rep.Trace
+	if tr == nil || tr.Err != nil || len(tr.Modules) != 2 {
+		t.Fatalf("trace %+v", tr)
+	}
+	if tr.Ops != 8+3+8+2 || tr.TMin != 0 || tr.TMax != 1.25 || tr.RankMin != 0 || tr.RankMax != 1 || tr.MaxOffset != 8*MiB {
+		t.Errorf("bounds: %d ops, %g-%g s, ranks %d-%d, max offset %d", tr.Ops, tr.TMin, tr.TMax, tr.RankMin, tr.RankMax, tr.MaxOffset)
+	}
+	var n int64
+	for _, m := range tr.Modules {
+		for _, r := range m.Runs {
+			if r.File != "/data/a" {
+				t.Errorf("run of rank %d: file %q", r.Rank, r.File)
+			}
+			for i := range r.Len() {
+				n++
+				o := r.Op(i)
+				if i > 0 && o.Start < r.Op(i-1).Start {
+					t.Errorf("%s rank %d write %v: operation %d starts before the previous one", m.Module, r.Rank, r.Write, i)
+				}
+				if m.Module == darshan.ModDXTPOSIX && r.Write && o.Offset != int64(7-i)*MiB {
+					t.Errorf("rank %d write %d at offset %d, want %d", r.Rank, i, o.Offset, int64(7-i)*MiB)
+				}
+			}
+		}
+	}
+	if n != tr.Ops {
+		t.Errorf("%d operations kept, bounds say %d", n, tr.Ops)
+	}
+}

@@ -27,6 +27,9 @@ func Analyze(l *darshan.Log, path string, cfg Config) (*Report, error) {
 		m.present[id] = true
 		if err := l.Each(id, m.add); err != nil {
 			m.unreadable = append(m.unreadable, fmt.Sprintf("%s: %v", id, err))
+			if (id == darshan.ModDXTPOSIX || id == darshan.ModDXTMPIIO) && m.traceErr == nil {
+				m.traceErr = err
+			}
 		}
 	}
 	rep := &Report{
@@ -42,6 +45,7 @@ func Analyze(l *darshan.Log, path string, cfg Config) (*Report, error) {
 		rep.Phases = append(rep.Phases, ts.result.phases...)
 	}
 	rep.Insights = m.insights(rep)
+	rep.Trace = m.trace()
 	return rep, nil
 }
 
@@ -228,20 +232,23 @@ type metrics struct {
 	apmpiNodes map[string]struct{}
 	// Traced operations of DXT_POSIX and DXT_MPIIO, and the ids of the
 	// files they access (traceFiles: id to index in traceIDs).
-	traces     [2]traceSet
-	traceFiles map[uint64]int32
-	traceIDs   []uint64
+	traces      [2]traceSet
+	traceFiles  map[uint64]int32
+	traceIDs    []uint64
+	traceBounds traceBounds
+	traceErr    error // of the first DXT module that could not be read
 }
 
 func newMetrics(l *darshan.Log, cfg Config) *metrics {
 	m := &metrics{
 		l: l, cfg: cfg,
-		files:      make(map[uint64]*fileStats),
-		metaByRank: make(map[int64]float64),
-		dxtHosts:   make(map[string]struct{}),
-		dxtRanks:   make(map[int64]struct{}),
-		apmpiNodes: make(map[string]struct{}),
-		traceFiles: make(map[uint64]int32),
+		files:       make(map[uint64]*fileStats),
+		metaByRank:  make(map[int64]float64),
+		dxtHosts:    make(map[string]struct{}),
+		dxtRanks:    make(map[int64]struct{}),
+		apmpiNodes:  make(map[string]struct{}),
+		traceFiles:  make(map[uint64]int32),
+		traceBounds: newTraceBounds(),
 	}
 	for i, id := range [2]darshan.ModuleID{darshan.ModDXTPOSIX, darshan.ModDXTMPIIO} {
 		m.traces[i] = traceSet{module: id, rankBytes: map[int32]int64{}, rank0Files: map[int32]int64{}}

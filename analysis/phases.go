@@ -21,10 +21,11 @@ type traceOp struct {
 // traceRun is the operations of one kind (reads or writes) of one DXT
 // record: one file in one process, in the order they were issued.
 type traceRun struct {
-	ops   []traceOp
-	rank  int32
-	file  int32 // index into metrics.traceIDs
-	write bool
+	ops    []traceOp
+	rank   int32
+	rank64 int64 // the record's rank, unconverted
+	file   int32 // index into metrics.traceIDs
+	write  bool
 }
 
 // traceSet is what the analysis keeps of one DXT module.
@@ -62,14 +63,31 @@ func (m *metrics) addTrace(id darshan.ModuleID, r *darshan.Record) {
 			s := &segs[i]
 			ops[i] = traceOp{s.Start, s.End, s.Offset, s.Length}
 			b += max(s.Length, 0)
+			m.traceBounds.add(r.Rank, s)
 		}
-		ts.runs = append(ts.runs, traceRun{ops: ops, rank: rank, file: fi, write: k == 1})
+		ts.runs = append(ts.runs, traceRun{ops: ops, rank: rank, rank64: r.Rank, file: fi, write: k == 1})
 		ts.ops += int64(len(ops))
 		ts.rankBytes[rank] += b
 		if rank == 0 {
 			ts.rank0Files[fi] += b
 		}
 	}
+}
+
+func byStart(a, b traceOp) int { return cmp.Compare(a.start, b.start) }
+
+// byStartOff orders operations by start time, then offset, end and size.
+func byStartOff(a, b traceOp) int {
+	if c := cmp.Compare(a.start, b.start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.off, b.off); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.end, b.end); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.bytes, b.bytes)
 }
 
 // mergeRuns calls fn for the operations of runs in increasing order of
@@ -174,9 +192,8 @@ func phasesOf(module string, runs []traceRun, st straggling) traceResult {
 		if len(r.ops) == 0 {
 			continue
 		}
-		byStart := func(a, b traceOp) int { return cmp.Compare(a.start, b.start) }
 		if !slices.IsSortedFunc(r.ops, byStart) {
-			slices.SortFunc(r.ops, byStart)
+			slices.SortFunc(r.ops, byStartOff)
 		}
 		all = append(all, r)
 	}

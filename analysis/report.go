@@ -6,6 +6,9 @@ type Report struct {
 	Insights []Insight `json:"insights"`
 	Phases   []Phase   `json:"phases"`
 	Files    []File    `json:"files"`
+	// Trace is the traced operations (DXT), for the charts of renderers;
+	// nil for a report not made by Analyze.
+	Trace *Trace `json:"-"`
 }
 
 // Job summarises the run a log describes.

@@ -80,9 +80,11 @@ type pageData struct {
 
 // HTML writes one self-contained HTML page for rep: the job summary, the
 // insights, and interactive charts (Apache ECharts, embedded) of the DXT
-// traces of l — an operation timeline per rank, transfer sizes over time,
-// file offsets by rank, the I/O phases of rep — and a sortable table of the
-// files. Without traces (or with l nil) it charts the bytes per file. The
+// traces — an operation timeline per rank, transfer sizes over time, file
+// offsets by rank, the I/O phases of rep — and a sortable table of the
+// files. The traces are the operations rep.Trace kept, or when it is nil
+// those of l, read from the log. Without traces (or with both nil) it
+// charts the bytes per file. The
 // page makes no network request. Text from the log is escaped; the chart
 // data are embedded as JSON. Traces larger than opts.MaxPoints allows are
 // aggregated in bins, which the page says.
@@ -97,8 +99,15 @@ func HTML(w io.Writer, rep *analysis.Report, l *darshan.Log, opts HTMLOptions) e
 	slices.SortStableFunc(p.Insights, func(a, b analysis.Insight) int { return cmp.Compare(b.Level, a.Level) })
 	p.Start = time.Unix(rep.Job.Start, 0).In(opts.Location).Format(time.DateTime + " MST")
 	p.End = time.Unix(rep.Job.End, 0).In(opts.Location).Format(time.DateTime + " MST")
-	if l != nil {
-		tr, err := readTrace(l, opts.MaxPoints)
+	var src segSource
+	switch {
+	case rep.Trace != nil:
+		src = keptSegments(rep.Trace)
+	case l != nil:
+		src = logSegments(l)
+	}
+	if src != nil {
+		tr, err := readTrace(src, opts.MaxPoints)
 		if err != nil {
 			p.TraceErr = err.Error()
 		}
@@ -219,50 +228,91 @@ func sizeClass(n int64) int {
 
 func us(t float64) float64 { return math.Round(t*1e6) / 1e6 }
 
-// eachSegment calls fn for every traced operation of l.
-func eachSegment(l *darshan.Log, fn func(r *darshan.Record, mod, kind uint8, s *darshan.Segment)) error {
-	for mi, m := range traceModules {
-		err := l.Each(m, func(r *darshan.Record) error {
-			if r.DXT == nil {
+// segFunc receives one traced operation: its rank, file (index into
+// traceScan.files), module (index into traceModules) and kind.
+type segFunc func(rank int64, file int32, mod, kind uint8, s *darshan.Segment)
+
+// segSource calls fn for every traced operation, with file names resolved
+// by file.
+type segSource func(file func(id uint64, name func() (string, bool)) int32, fn segFunc) error
+
+// logSegments is the source of the operations of the log l, decoded from
+// its DXT modules.
+func logSegments(l *darshan.Log) segSource {
+	return func(file func(uint64, func() (string, bool)) int32, fn segFunc) error {
+		for mi, m := range traceModules {
+			err := l.Each(m, func(r *darshan.Record) error {
+				if r.DXT == nil {
+					return nil
+				}
+				fi := file(r.ID, func() (string, bool) { return l.RecordName(r.ID) })
+				for i := range r.DXT.Reads {
+					fn(r.Rank, fi, uint8(mi), 0, &r.DXT.Reads[i])
+				}
+				for i := range r.DXT.Writes {
+					fn(r.Rank, fi, uint8(mi), 1, &r.DXT.Writes[i])
+				}
 				return nil
+			})
+			if err != nil {
+				return err
 			}
-			for i := range r.DXT.Reads {
-				fn(r, uint8(mi), 0, &r.DXT.Reads[i])
-			}
-			for i := range r.DXT.Writes {
-				fn(r, uint8(mi), 1, &r.DXT.Writes[i])
-			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
+		return nil
 	}
-	return nil
 }
 
-// readTrace reads the DXT traces of l into chart data of at most maxPts
+// keptSegments is the source of the operations the analysis kept.
+func keptSegments(t *analysis.Trace) segSource {
+	return func(file func(uint64, func() (string, bool)) int32, fn segFunc) error {
+		if t.Err != nil {
+			return t.Err
+		}
+		var s darshan.Segment // reused: fn does not keep it
+		for _, m := range t.Modules {
+			mi := slices.Index(traceModules, m.Module)
+			if mi < 0 {
+				continue
+			}
+			for ri := range m.Runs {
+				r := &m.Runs[ri]
+				fi := file(r.Record, func() (string, bool) { return r.File, r.File != "" })
+				kind := uint8(0)
+				if r.Write {
+					kind = 1
+				}
+				for i := range r.Len() {
+					o := r.Op(i)
+					s = darshan.Segment{Offset: o.Offset, Length: o.Bytes, Start: o.Start, End: o.End}
+					fn(r.Rank, fi, uint8(mi), kind, &s)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// readTrace reads the DXT traces of src into chart data of at most maxPts
 // elements. It reads the traces once when they are small enough to draw
 // every operation, twice otherwise (the second pass bins them).
-func readTrace(l *darshan.Log, maxPts int) (*traceData, error) {
+func readTrace(src segSource, maxPts int) (*traceData, error) {
 	tlBudget, ptBudget := maxPts/2, maxPts/4
 	sc := &traceScan{fileIdx: map[uint64]int32{}, tmin: math.Inf(1), tmax: math.Inf(-1),
 		rankMin: math.MaxInt64, rankMax: math.MinInt64, rawCap: tlBudget}
-	err := eachSegment(l, func(r *darshan.Record, mod, kind uint8, s *darshan.Segment) {
-		fi := sc.file(l, r.ID)
+	err := src(sc.file, func(rank int64, fi int32, mod, kind uint8, s *darshan.Segment) {
 		sc.modUsed[mod] = true
 		sc.n++
 		sc.tmin = min(sc.tmin, s.Start)
 		sc.tmax = max(sc.tmax, s.End, s.Start)
-		sc.rankMin = min(sc.rankMin, r.Rank)
-		sc.rankMax = max(sc.rankMax, r.Rank)
+		sc.rankMin = min(sc.rankMin, rank)
+		sc.rankMax = max(sc.rankMax, rank)
 		if s.Offset >= 0 {
 			sc.offMax = max(sc.offMax, s.Offset+max(s.Length, 0))
 		}
 		sc.sizeMask[kind] |= 1 << sizeClass(s.Length)
 		if sc.n <= int64(sc.rawCap) {
 			sc.raw = append(sc.raw, seg{start: s.Start, end: s.End, off: s.Offset, size: s.Length,
-				rank: r.Rank, file: fi, mod: mod, kind: kind})
+				rank: rank, file: fi, mod: mod, kind: kind})
 		} else {
 			sc.raw = nil
 		}
@@ -295,9 +345,7 @@ func readTrace(l *darshan.Log, maxPts int) (*traceData, error) {
 		return td, nil
 	}
 	ag := newAggregator(sc, tlBudget, ptBudget, !exactTL, !exactPt)
-	err = eachSegment(l, func(r *darshan.Record, mod, kind uint8, s *darshan.Segment) {
-		ag.add(r.Rank, sc.fileIdx[r.ID], mod, kind, s)
-	})
+	err = src(sc.file, ag.add)
 	if err != nil {
 		return nil, fmt.Errorf("reading the DXT traces: %w", err)
 	}
@@ -311,16 +359,18 @@ func readTrace(l *darshan.Log, maxPts int) (*traceData, error) {
 	return td, nil
 }
 
-func (sc *traceScan) file(l *darshan.Log, id uint64) int32 {
+// file returns the index of the file of record id, named by name (or
+// "record id" when it has no name) when first seen.
+func (sc *traceScan) file(id uint64, name func() (string, bool)) int32 {
 	if i, ok := sc.fileIdx[id]; ok {
 		return i
 	}
-	name, ok := l.RecordName(id)
+	n, ok := name()
 	if !ok {
-		name = fmt.Sprintf("record %d", id)
+		n = fmt.Sprintf("record %d", id)
 	}
 	i := int32(len(sc.files))
-	sc.files = append(sc.files, name)
+	sc.files = append(sc.files, n)
 	sc.fileIdx[id] = i
 	return i
 }

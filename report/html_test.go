@@ -262,7 +262,8 @@ func TestHTMLAggregated(t *testing.T) {
 		bytes += tr.Timeline.Size[i]
 	}
 	var wantBytes int64
-	eachSegment(synthLog(t, 4, 5000), func(_ *darshan.Record, _, _ uint8, s *darshan.Segment) { wantBytes += s.Length })
+	noFile := func(uint64, func() (string, bool)) int32 { return 0 }
+	logSegments(synthLog(t, 4, 5000))(noFile, func(_ int64, _ int32, _, _ uint8, s *darshan.Segment) { wantBytes += s.Length })
 	if ops != tr.Segments || bytes != wantBytes {
 		t.Errorf("timeline bins hold %d operations, %d bytes; want %d, %d", ops, bytes, tr.Segments, wantBytes)
 	}
@@ -275,6 +276,32 @@ func TestHTMLAggregated(t *testing.T) {
 	}
 	if !strings.Contains(page, `class="note aggregated"`) || !strings.Contains(page, "aggregated into") {
 		t.Error("the page does not say the trace was aggregated")
+	}
+}
+
+// TestHTMLKeptTrace checks that the charts drawn from the operations the
+// analysis kept are those drawn from the log, exact and aggregated.
+func TestHTMLKeptTrace(t *testing.T) {
+	for _, c := range []struct {
+		ranks, ops, maxPts int
+	}{{4, 1000, 0}, {4, 5000, 2000}, {300, 40, 4000}} {
+		l := synthLog(t, c.ranks, c.ops)
+		rep, err := analysis.Analyze(l, "synth.darshan", analysis.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Trace == nil || rep.Trace.Ops == 0 {
+			t.Fatalf("%d ranks, %d operations: no trace kept", c.ranks, c.ops)
+		}
+		opts := HTMLOptions{MaxPoints: c.maxPts}
+		kept := writeHTML(t, rep, nil, opts)
+		noTrace := *rep
+		noTrace.Trace = nil
+		read := writeHTML(t, &noTrace, l, opts)
+		if kept != read {
+			t.Errorf("%d ranks, %d operations: the page from the kept trace differs from the page from the log:\nkept %s\nread %s",
+				c.ranks, c.ops, embeddedData(t, kept)["trace"][:200], embeddedData(t, read)["trace"][:200])
+		}
 	}
 }
 
