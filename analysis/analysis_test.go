@@ -27,6 +27,10 @@ type rec struct {
 	rank int64
 	c    map[string]int64
 	f    map[string]float64
+	// fileRec names the file record of an H5D or PNETCDF_VAR record;
+	// lustre is the layout of a LUSTRE record.
+	fileRec string
+	lustre  *darshan.Lustre
 }
 
 // buildLog writes a log with the given job, metadata and records (in
@@ -57,7 +61,10 @@ func buildLog(t testing.TB, nprocs int64, metadata string, recs []rec) *darshan.
 		}
 		info := r.mod.Info()
 		dr := &darshan.Record{Module: r.mod, ID: darshan.RecordID(r.file), Rank: r.rank,
-			Counters: make([]int64, len(info.Counters)), FCounters: make([]float64, len(info.FCounters))}
+			Counters: make([]int64, len(info.Counters)), FCounters: make([]float64, len(info.FCounters)), Lustre: r.lustre}
+		if r.fileRec != "" {
+			dr.FileRecID = darshan.RecordID(r.fileRec)
+		}
 		for k, v := range r.c {
 			i := r.mod.CounterIndex(k)
 			if i < 0 {
@@ -312,8 +319,8 @@ func TestParseHints(t *testing.T) {
 
 func TestCodes(t *testing.T) {
 	cs := Codes()
-	want := []string{"D01", "D02", "D03", "D04", "D05", "D06", "M01", "M02", "M03", "M04", "M05", "M06", "M07", "M08", "M09", "M10",
-		"P01", "P02", "P03", "P04", "P05", "P06", "P07", "P08", "P09", "P10", "P11", "P12", "P13", "P14",
+	want := []string{"D01", "D02", "D03", "D04", "D05", "D06", "H01", "H02", "H03", "H04", "L01", "L02", "L03", "M01", "M02", "M03", "M04", "M05", "M06", "M07", "M08", "M09", "M10",
+		"N01", "N02", "N03", "N04", "P01", "P02", "P03", "P04", "P05", "P06", "P07", "P08", "P09", "P10", "P11", "P12", "P13", "P14",
 		"P15", "P16", "P17", "P18", "P19", "P21", "P22", "S01", "X01", "X02"}
 	var got []string
 	for _, c := range cs {

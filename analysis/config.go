@@ -78,6 +78,33 @@ type Config struct {
 	// DXTIOTime: share of the run time a rank spends in traced I/O above
 	// which D06 is HIGH rather than INFO.
 	DXTIOTime float64 `toml:"dxt_io_time" json:"dxt_io_time"`
+
+	// Thresholds of the HDF5 (H..), PnetCDF (N..) and Lustre (L..)
+	// insights. Small accesses (H01, N02) use SmallBytes, SmallRequests
+	// and SmallRequestsAbsolute; independent transfers (H02, N01) are HIGH
+	// above CollectiveOperationsAbsolute operations.
+
+	// HDF5DatasetOpens: opens of one dataset per rank above which H03
+	// lists the dataset; HDF5Flushes: flushes of one file per rank
+	// (H5F_FLUSHES plus its datasets' H5D_FLUSHES) above which H03 lists
+	// the file.
+	HDF5DatasetOpens int64 `toml:"hdf5_dataset_opens" json:"hdf5_dataset_opens"`
+	HDF5Flushes      int64 `toml:"hdf5_flushes" json:"hdf5_flushes"`
+	// HDF5ChunkRatio: common access size / chunk size above which H04
+	// lists a chunked dataset.
+	HDF5ChunkRatio float64 `toml:"hdf5_chunk_ratio" json:"hdf5_chunk_ratio"`
+	// PnetCDFRedefs: re-define calls per rank on one file above which N03
+	// lists the file.
+	PnetCDFRedefs int64 `toml:"pnetcdf_redefs" json:"pnetcdf_redefs"`
+	// LustreMinAccess: common access sizes below this are not compared
+	// with the stripe size (L01).
+	LustreMinAccess int64 `toml:"lustre_min_access" json:"lustre_min_access"`
+	// LustreLargeFile: bytes moved to or from a shared file on a single
+	// OST above which L02 fires.
+	LustreLargeFile int64 `toml:"lustre_large_file" json:"lustre_large_file"`
+	// LustreOSTImbalance: files on the busiest OST / mean files per OST
+	// used above which L03 fires.
+	LustreOSTImbalance float64 `toml:"lustre_ost_imbalance" json:"lustre_ost_imbalance"`
 }
 
 // DefaultConfig returns the default thresholds: Drishti's for its codes.
@@ -103,6 +130,13 @@ func DefaultConfig() Config {
 		DXTImbalance:                 0.3,
 		DXTRedundant:                 0.1,
 		DXTIOTime:                    0.5,
+		HDF5DatasetOpens:             10,
+		HDF5Flushes:                  10,
+		HDF5ChunkRatio:               10,
+		PnetCDFRedefs:                1,
+		LustreMinAccess:              64 << 10,
+		LustreLargeFile:              1 << 30,
+		LustreOSTImbalance:           2,
 	}
 }
 
@@ -142,6 +176,11 @@ func (c Config) Validate() error {
 		{"random_operations_absolute", c.RandomOperationsAbsolute},
 		{"collective_operations_absolute", c.CollectiveOperationsAbsolute},
 		{"dxt_max_phases", c.DXTMaxPhases},
+		{"hdf5_dataset_opens", c.HDF5DatasetOpens},
+		{"hdf5_flushes", c.HDF5Flushes},
+		{"pnetcdf_redefs", c.PnetCDFRedefs},
+		{"lustre_min_access", c.LustreMinAccess},
+		{"lustre_large_file", c.LustreLargeFile},
 	}
 	for _, n := range counts {
 		if n.v < 0 {
@@ -156,6 +195,14 @@ func (c Config) Validate() error {
 	}
 	if !(c.DXTStragglerSeconds >= 0) || c.DXTStragglerSeconds > 1e12 {
 		return fmt.Errorf("dxt_straggler_seconds = %v: must be a non-negative number of seconds", c.DXTStragglerSeconds)
+	}
+	for _, r := range []struct {
+		key string
+		v   float64
+	}{{"hdf5_chunk_ratio", c.HDF5ChunkRatio}, {"lustre_ost_imbalance", c.LustreOSTImbalance}} {
+		if !(r.v >= 1) || r.v > 1e12 {
+			return fmt.Errorf("%s = %v: must be a ratio of at least 1", r.key, r.v)
+		}
 	}
 	ok := false
 	for _, e := range sizeEdges {

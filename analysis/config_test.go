@@ -51,6 +51,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		"dxt ratio":    {"c.toml", "dxt_straggler_ratio = 0.5\n", "dxt_straggler_ratio = 0.5: must be a ratio of at least 1"},
 		"dxt share":    {"c.json", `{"dxt_rank0_share": 2}`, "dxt_rank0_share = 2: must be between 0 and 1"},
 		"dxt phases":   {"c.toml", "dxt_max_phases = -1\n", "dxt_max_phases = -1"},
+		"chunk ratio":  {"c.toml", "hdf5_chunk_ratio = 0.5\n", "hdf5_chunk_ratio = 0.5: must be a ratio of at least 1"},
+		"lustre bytes": {"c.json", `{"lustre_large_file": -1}`, "lustre_large_file = -1"},
 		"dxt seconds":  {"c.json", `{"dxt_straggler_seconds": -0.5}`, "dxt_straggler_seconds = -0.5"},
 	} {
 		p := writeFile(t, tc.file, tc.text)

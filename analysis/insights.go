@@ -116,6 +116,7 @@ func (m *metrics) insights(rep *Report) []Insight {
 	}
 
 	m.traceInsights(add, hasMPIIO)
+	m.layerInsights(add)
 
 	// X01: incomplete modules.
 	if len(rep.Job.Partial) > 0 {

@@ -237,6 +237,8 @@ type metrics struct {
 	traceIDs    []uint64
 	traceBounds traceBounds
 	traceErr    error // of the first DXT module that could not be read
+	// HDF5, PnetCDF and Lustre metrics.
+	ly layers
 }
 
 func newMetrics(l *darshan.Log, cfg Config) *metrics {
@@ -249,6 +251,7 @@ func newMetrics(l *darshan.Log, cfg Config) *metrics {
 		apmpiNodes:  make(map[string]struct{}),
 		traceFiles:  make(map[uint64]int32),
 		traceBounds: newTraceBounds(),
+		ly:          newLayers(l),
 	}
 	for i, id := range [2]darshan.ModuleID{darshan.ModDXTPOSIX, darshan.ModDXTMPIIO} {
 		m.traces[i] = traceSet{module: id, rankBytes: map[int32]int64{}, rank0Files: map[int32]int64{}}
@@ -315,6 +318,10 @@ func (m *metrics) add(r *darshan.Record) error {
 			m.apmpiNodes[r.NodeName] = struct{}{}
 		}
 		return nil
+	case darshan.ModH5F, darshan.ModH5D, darshan.ModPnetCDFFile, darshan.ModPnetCDFVar, darshan.ModLustre:
+		m.addLayer(r)
+	case darshan.ModPOSIX, darshan.ModMPIIO:
+		m.addAccess(r)
 	}
 	if !cs.fileNames {
 		return nil
