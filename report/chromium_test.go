@@ -201,6 +201,15 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 	}
 
+	// Clicking the insight naming rank 3 highlights its operations in
+	// every chart; clicking it again restores the view.
+	checkLayer(ctx, t, "exact", true)
+
+	// Selected again for the screenshot.
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#insights article.layer[data-code="D02"]').click(), true`, nil),
+		chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
 	var shot []byte
 	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&shot, 100)); err != nil {
 		t.Fatal(err)
@@ -218,6 +227,34 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", shotPath)
 
+	// The clear control ends the selection too.
+	var cleared bool
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`document.getElementById('layer-clear').click(), true`, nil),
+		chromedp.Sleep(200*time.Millisecond),
+		chromedp.Evaluate(`iolens.layer.active === -1 && !document.body.hasAttribute('data-active-insight') && document.getElementById('layer-status').hidden`, &cleared),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !cleared {
+		t.Error("the clear control did not end the highlight")
+	}
+
+	// The same with aggregated charts.
+	aggFile := filepath.Join(dir, "report-aggregated.html")
+	if err := os.WriteFile(aggFile, []byte(writeHTML(t, synthReport(4), synthLog(t, 4, 5000), HTMLOptions{MaxPoints: 2000})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ready = false
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate((&url.URL{Scheme: "file", Path: aggFile}).String()),
+		chromedp.Poll(`window.iolens && window.iolens.ready`, &ready, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Sleep(time.Second),
+	); err != nil {
+		t.Fatal(err)
+	}
+	checkLayer(ctx, t, "aggregated", false)
+
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
@@ -229,6 +266,95 @@ func TestHTMLInChromium(t *testing.T) {
 	for _, r := range requests {
 		if !strings.HasPrefix(r, "file:") && !strings.HasPrefix(r, "data:") {
 			t.Errorf("network request to %s", r)
+		}
+	}
+}
+
+// layerState is what the page reports about the selected insight.
+type layerState struct {
+	Active      int            `json:"active"`
+	Code        string         `json:"code"`
+	Attr        string         `json:"attr"`
+	Pressed     string         `json:"pressed"`
+	Highlighted map[string]int `json:"highlighted"`
+	Status      string         `json:"status"`
+	Notes       string         `json:"notes"`
+	Overlays    map[string]int `json:"overlays"` // highlight series per chart
+	Dimmed      map[string]int `json:"dimmed"`   // base series drawn dimmed
+	Elements    map[string]int `json:"elements"` // elements of the highlight series
+	Rank3       map[string]int `json:"rank3"`    // highlighted elements of (groups with) rank 3
+	Totals      map[string]int `json:"totals"`   // elements of the chart data
+}
+
+const layerStateJS = `(() => {
+	const out = { active: iolens.layer.active, code: iolens.layer.code, attr: document.body.getAttribute('data-active-insight') || '',
+		pressed: document.querySelector('#insights article[data-code="D02"]').getAttribute('aria-pressed') || '',
+		highlighted: iolens.layer.highlighted, status: document.getElementById('layer-status').hidden ? '' : document.querySelector('#layer-status .layer-text').textContent,
+		notes: document.querySelector('#layer-status .layer-notes').textContent,
+		overlays: {}, dimmed: {}, elements: {}, rank3: {}, totals: {} };
+	const data = JSON.parse(document.getElementById('iolens-data').textContent).trace;
+	for (const id of ['timeline', 'sizes', 'spatial']) {
+		const series = iolens.charts[id].getOption().series;
+		const cols = data[id], g = cols.group || 1;
+		out.overlays[id] = 0; out.dimmed[id] = 0; out.elements[id] = 0; out.rank3[id] = 0; out.totals[id] = cols.kind.length;
+		for (const s of series) {
+			if (String(s.id).startsWith('hl-')) {
+				out.overlays[id]++;
+				for (const v of s.data) {
+					out.elements[id]++;
+					const i = v[v.length - 1];
+					if (cols.rank && cols.rank[i] <= 3 && 3 < cols.rank[i] + g) out.rank3[id]++;
+				}
+			} else if (s.id !== 'phases' && s.itemStyle && s.itemStyle.opacity < 0.5) {
+				out.dimmed[id]++;
+			}
+		}
+	}
+	return out;
+})()`
+
+// checkLayer clicks the insight D02 (rank 3 and one file) twice and checks
+// the highlight and its end. Exact charts show every operation of rank 3.
+func checkLayer(ctx context.Context, t *testing.T, mode string, exact bool) {
+	t.Helper()
+	var on, off layerState
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`document.querySelectorAll('#insights article.layer').length > 0`, nil),
+		chromedp.Evaluate(`document.querySelector('#insights article.layer[data-code="D02"]').click(), true`, nil),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.Evaluate(layerStateJS, &on),
+		chromedp.Evaluate(`document.querySelector('#insights article.layer[data-code="D02"]').click(), true`, nil),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.Evaluate(layerStateJS, &off),
+	); err != nil {
+		t.Fatalf("%s: %v", mode, err)
+	}
+	if on.Active < 0 || on.Code != "D02" || on.Attr != "D02" || on.Pressed != "true" || !strings.Contains(on.Status, "D02") || !strings.Contains(on.Status, "rank 3") {
+		t.Errorf("%s: after the click: %+v", mode, on)
+	}
+	for _, id := range []string{"timeline", "sizes", "spatial"} {
+		n := on.Highlighted[id]
+		if id == "sizes" && !exact {
+			// Size bins mix ranks: only the file's bins may be marked.
+			if on.Elements[id] != n || n >= on.Totals[id] {
+				t.Errorf("%s %s: %d highlighted, %d drawn, of %d", mode, id, n, on.Elements[id], on.Totals[id])
+			}
+			continue
+		}
+		if n == 0 || n >= on.Totals[id] || on.Elements[id] != n || on.Overlays[id] == 0 || on.Dimmed[id] == 0 || on.Rank3[id] == 0 {
+			t.Errorf("%s %s: %d highlighted (%d drawn in %d series, %d of rank 3) of %d, %d series dimmed",
+				mode, id, n, on.Elements[id], on.Overlays[id], on.Rank3[id], on.Totals[id], on.Dimmed[id])
+		}
+	}
+	if !exact && !strings.Contains(on.Notes, "mix ranks") {
+		t.Errorf("%s: the notes %q do not say the size bins mix ranks", mode, on.Notes)
+	}
+	if off.Active != -1 || off.Attr != "" || off.Pressed != "false" || off.Status != "" {
+		t.Errorf("%s: after the second click: %+v", mode, off)
+	}
+	for _, id := range []string{"timeline", "sizes", "spatial"} {
+		if off.Overlays[id] != 0 || off.Dimmed[id] != 0 || off.Highlighted[id] != 0 {
+			t.Errorf("%s %s: still highlighted after the second click: %+v", mode, id, off)
 		}
 	}
 }

@@ -76,13 +76,46 @@ type pageData struct {
 	Trace  *traceData       `json:"trace"`
 	Phases []analysis.Phase `json:"phases"`
 	Files  []analysis.File  `json:"files"`
+	// Layers are the ranks and files each insight names, in the order of
+	// pageView.Insights: what the charts highlight when it is selected.
+	Layers []layer `json:"layers"`
+}
+
+// layer is what one insight names: its subjects' files and ranks.
+type layer struct {
+	Code     string         `json:"code"`
+	Subjects []layerSubject `json:"subjects"`
+}
+
+// layerSubject selects operations: of File (any file when empty) by Rank
+// (any rank when nil or negative, i.e. a shared record).
+type layerSubject struct {
+	File string `json:"file,omitempty"`
+	Rank *int64 `json:"rank,omitempty"`
+}
+
+// layers returns the layer of each insight; subjects naming neither a file
+// nor a rank are left out.
+func layers(ins []analysis.Insight) []layer {
+	out := make([]layer, len(ins))
+	for i, in := range ins {
+		out[i] = layer{Code: in.Code, Subjects: []layerSubject{}}
+		for _, s := range in.Subjects {
+			if s.File == "" && s.Rank == nil {
+				continue
+			}
+			out[i].Subjects = append(out[i].Subjects, layerSubject{File: s.File, Rank: s.Rank})
+		}
+	}
+	return out
 }
 
 // HTML writes one self-contained HTML page for rep: the job summary, the
 // insights, and interactive charts (Apache ECharts, embedded) of the DXT
 // traces — an operation timeline per rank, transfer sizes over time, file
 // offsets by rank, the I/O phases of rep — and a sortable table of the
-// files. The traces are the operations rep.Trace kept, or when it is nil
+// files. Clicking an insight that names ranks or files highlights their
+// operations in the charts. The traces are the operations rep.Trace kept, or when it is nil
 // those of l, read from the log. Without traces (or with both nil) it
 // charts the bytes per file. The
 // page makes no network request. Text from the log is escaped; the chart
@@ -115,7 +148,7 @@ func HTML(w io.Writer, rep *analysis.Report, l *darshan.Log, opts HTMLOptions) e
 			p.Trace = tr
 		}
 	}
-	p.Data = pageData{Trace: p.Trace, Phases: rep.Phases, Files: rep.Files}
+	p.Data = pageData{Trace: p.Trace, Phases: rep.Phases, Files: rep.Files, Layers: layers(p.Insights)}
 	if p.Data.Phases == nil {
 		p.Data.Phases = []analysis.Phase{}
 	}
@@ -170,8 +203,8 @@ type traceData struct {
 // columns is the data of one chart. Exact: one element per operation
 // (mod, kind, rank, file, t0 start, t1 end, off, size). Aggregated: one
 // element per bin, with count operations of size total bytes; file is the
-// file of all of them or -1; rank is the first rank of a group of group
-// ranks; timeline bins span t0 (first start) to t1 (last end) with busy
+// file of all of them or -1; rank (not in size bins, which mix ranks) is
+// the first rank of a group of group ranks; timeline bins span t0 (first start) to t1 (last end) with busy
 // seconds of operations; size bins hold min, max and mean (size) sizes at
 // their mean start time t0; offset bins start at off.
 type columns struct {
@@ -419,6 +452,7 @@ type tlBin struct {
 type sizeBin struct {
 	count, sum, lo, hi int64
 	tsum               float64
+	file               int32
 }
 
 type offBin struct {
@@ -497,6 +531,9 @@ func newAggregator(sc *traceScan, tlBudget, ptBudget int, doTL, doPt bool) *aggr
 		ag.szBins = max(1, ptBudget/max(ag.classes, 1))
 		ag.szWidth = span / float64(ag.szBins)
 		ag.sz = make([]sizeBin, ag.classes*ag.szBins)
+		for i := range ag.sz {
+			ag.sz[i].file = -2
+		}
 		ag.offRows, ag.offGroup, ag.offBins = rankGrouping(nranks, 2, ptBudget, 16)
 		ag.offWidth = float64(max(sc.offMax, 1)) / float64(ag.offBins)
 		ag.off = make([]offBin, 2*ag.offRows*int64(ag.offBins))
@@ -548,6 +585,7 @@ func (ag *aggregator) add(rank int64, file int32, mod, kind uint8, s *darshan.Se
 		b.count++
 		b.sum += s.Length
 		b.tsum += s.Start
+		b.file = mergeFile(b.file, file)
 		if s.Offset >= 0 {
 			o := &ag.off[(int64(kind)*ag.offRows+r/ag.offGroup)*int64(ag.offBins)+int64(binOf(float64(s.Offset), 0, ag.offWidth, ag.offBins))]
 			o.count++
@@ -604,6 +642,7 @@ func (ag *aggregator) sizes() columns {
 		c.Min = append(c.Min, b.lo)
 		c.Max = append(c.Max, b.hi)
 		c.Count = append(c.Count, b.count)
+		c.File = append(c.File, b.file)
 	}
 	c.Note = fmt.Sprintf("%d operations aggregated into %d points: one point per operation kind, power-of-two size class and time bin of %s, at the mean size and start time of its operations.",
 		ag.sc.n, len(c.Kind), secondsText(ag.szWidth))

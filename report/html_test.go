@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -397,3 +398,33 @@ func BenchmarkHTML1M(b *testing.B) {
 type countWriter int64
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// TestHTMLLayers checks the data of the bottleneck layers: one per insight
+// in the page's order, with the files and ranks of its subjects, and the
+// insights marked with their index.
+func TestHTMLLayers(t *testing.T) {
+	rep := synthReport(4)
+	page := writeHTML(t, rep, synthLog(t, 4, 5000), HTMLOptions{MaxPoints: 2000})
+	var ls []layer
+	if err := json.Unmarshal(embeddedData(t, page)["layers"], &ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != len(rep.Insights) {
+		t.Fatalf("%d layers for %d insights", len(ls), len(rep.Insights))
+	}
+	i := slices.IndexFunc(ls, func(l layer) bool { return l.Code == "D02" })
+	if i < 0 || len(ls[i].Subjects) != 2 || ls[i].Subjects[0].File != evilName || ls[i].Subjects[1].Rank == nil || *ls[i].Subjects[1].Rank != 3 {
+		t.Fatalf("layer of D02: %+v", ls)
+	}
+	if !strings.Contains(page, fmt.Sprintf(`data-code="D02" data-insight="%d"`, i)) {
+		t.Error("the insight D02 does not carry the index of its layer")
+	}
+	// Aggregated size bins keep their file where they have one.
+	var tr traceData
+	if err := json.Unmarshal(embeddedData(t, page)["trace"], &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Sizes.Exact || len(tr.Sizes.File) != len(tr.Sizes.Kind) || !slices.ContainsFunc(tr.Sizes.File, func(f int32) bool { return f >= 0 }) {
+		t.Errorf("aggregated size bins without files: %v", tr.Sizes.File)
+	}
+}

@@ -6,7 +6,10 @@
 
   var data = JSON.parse(document.getElementById('iolens-data').textContent);
   var charts = {};
-  window.iolens = { charts: charts, ready: false };
+  // Charts that insights can highlight: id -> { chart, cols, group, unit,
+  // series: [{ id, data, idx (of the element index in a datum), opacity, make }] }.
+  var layerCharts = {};
+  window.iolens = { charts: charts, ready: false, layer: { active: -1, code: '', highlighted: {} } };
 
   var ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return ESC[c]; }); }
@@ -64,7 +67,7 @@
 
   function phaseSeries(tr, withStragglers, group) {
     return {
-      name: 'phases', type: 'scatter', data: [], silent: false,
+      id: 'phases', name: 'phases', type: 'scatter', data: [], silent: false,
       markArea: { silent: false, label: { show: true, position: 'insideTop', color: '#59636e', fontSize: 10 },
         tooltip: { formatter: function (p) { return esc(p.name); } },
         data: phaseAreas(tr, withStragglers, group) }
@@ -84,15 +87,16 @@
       var key = tl.mod[i] + ':' + tl.kind[i];
       (bySeries[key] = bySeries[key] || []).push([tl.t0[i], tl.t1[i], tl.rank[i], i]);
     }
-    var series = [];
+    var series = [], spec = { chart: c, cols: tl, group: group, unit: tl.exact ? 'operations' : 'bars', series: [] };
     mods.forEach(function (m, lane) {
       [0, 1].forEach(function (k) {
         var d = bySeries[m + ':' + k];
         if (!d) return;
-        series.push({
+        var make = function (d, opacity) {
+          return {
           name: tr.modules[m] + ' ' + KIND[k], type: 'custom', data: d,
           encode: { x: [0, 1], y: 2 }, progressive: 20000, progressiveThreshold: 30000,
-          itemStyle: { color: COLORS[Math.min(lane, 1)][k] },
+          itemStyle: { color: COLORS[Math.min(lane, 1)][k], opacity: opacity },
           renderItem: function (params, api) {
             var t0 = api.value(0), t1 = api.value(1), r = api.value(2);
             var top = r - 0.5 + group * lane / mods.length + 0.04 * group;
@@ -104,9 +108,14 @@
               { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height });
             return rect && { type: 'rect', shape: rect, style: api.style(), transition: [] };
           }
-        });
+          };
+        };
+        var id = 'tl-' + m + '-' + k;
+        spec.series.push({ id: id, data: d, idx: 3, opacity: 1, make: make });
+        series.push(Object.assign(make(d, 1), { id: id }));
       });
     });
+    layerCharts.timeline = spec;
     series.push(phaseSeries(tr, true, group));
     c.setOption({
       animation: false,
@@ -154,10 +163,16 @@
     var s = tr.sizes;
     var d = [[], []];
     for (var i = 0; i < s.kind.length; i++) d[s.kind[i]].push([s.t0[i], Math.max(s.size[i], 1), i]);
+    var spec = { chart: c, cols: s, group: 1, unit: s.exact ? 'operations' : 'points', series: [] };
     var series = [0, 1].filter(function (k) { return d[k].length; }).map(function (k) {
-      return { name: KIND[k], type: 'scatter', data: d[k], symbolSize: s.exact ? 4 : 6, large: true, largeThreshold: 5000,
-        itemStyle: { color: COLORS[0][k], opacity: 0.7 } };
+      var make = function (d, opacity) {
+        return { name: KIND[k], type: 'scatter', data: d, symbolSize: s.exact ? 4 : 6, large: true, largeThreshold: 5000,
+          itemStyle: { color: COLORS[0][k], opacity: opacity } };
+      };
+      spec.series.push({ id: 'sz-' + k, data: d[k], idx: 2, opacity: 0.7, make: make });
+      return Object.assign(make(d[k], 0.7), { id: 'sz-' + k });
     });
+    layerCharts.sizes = spec;
     series.push(phaseSeries(tr, false));
     c.setOption({
       animation: false,
@@ -198,10 +213,16 @@
     var s = tr.spatial, group = s.group || 1;
     var d = [[], []];
     for (var i = 0; i < s.kind.length; i++) d[s.kind[i]].push([s.off[i], s.rank[i], i]);
+    var spec = { chart: c, cols: s, group: group, unit: s.exact ? 'operations' : 'points', series: [] };
     var series = [0, 1].filter(function (k) { return d[k].length; }).map(function (k) {
-      return { name: KIND[k], type: 'scatter', data: d[k], symbolSize: 5, large: true, largeThreshold: 5000,
-        itemStyle: { color: COLORS[0][k], opacity: 0.7 } };
+      var make = function (d, opacity) {
+        return { name: KIND[k], type: 'scatter', data: d, symbolSize: 5, large: true, largeThreshold: 5000,
+          itemStyle: { color: COLORS[0][k], opacity: opacity } };
+      };
+      spec.series.push({ id: 'sp-' + k, data: d[k], idx: 2, opacity: 0.7, make: make });
+      return Object.assign(make(d[k], 0.7), { id: 'sp-' + k });
     });
+    layerCharts.spatial = spec;
     c.setOption({
       animation: false,
       legend: { top: 0 },
@@ -261,6 +282,168 @@
     });
   }
 
+  // Bottleneck layers: selecting an insight highlights, in every chart, the
+  // operations of the ranks and files it names and dims the others.
+  var DIM = 0.12;
+  var CHART_NAMES = { timeline: 'Timeline', sizes: 'Transfer sizes', spatial: 'Spatiality' };
+
+  // selector returns, for a chart's columns, a function of an element
+  // index: 0 not selected, 1 selected, 2 selected by rank alone (the
+  // element mixes several files).
+  function selector(layer, tr) {
+    var subs = layer.subjects.map(function (s) {
+      var files = null;
+      if (s.file) {
+        files = {};
+        tr.files.forEach(function (f, i) { if (f === s.file) files[i] = true; });
+      }
+      return { files: files, rank: s.rank === undefined || s.rank === null || s.rank < 0 ? null : s.rank };
+    });
+    return function (cols, group) {
+      return function (i) {
+        var best = 0;
+        for (var j = 0; j < subs.length; j++) {
+          var sub = subs[j], ok = true, known = false, partial = false;
+          if (sub.files) {
+            var f = cols.file ? cols.file[i] : undefined;
+            if (f === undefined || f < 0) partial = true;
+            else if (sub.files[f]) known = true;
+            else ok = false;
+          }
+          if (ok && sub.rank !== null) {
+            var r = cols.rank ? cols.rank[i] : undefined;
+            if (r === undefined) ok = false; // the chart mixes ranks
+            else if (sub.rank >= r && sub.rank < r + group) known = true;
+            else ok = false;
+          }
+          if (ok && known) {
+            if (!partial) return 1;
+            best = 2;
+          }
+        }
+        return best;
+      };
+    };
+  }
+
+  // highlight draws chart spec with the elements sel selects on top of the
+  // dimmed others, or restores it when sel is null. It returns the counts.
+  function highlight(spec, sel) {
+    var out = [{ id: 'phases' }], n = 0, total = 0, byRank = 0;
+    spec.series.forEach(function (s) {
+      total += s.data.length;
+      if (!sel) {
+        out.push({ id: s.id, itemStyle: { opacity: s.opacity } });
+        return;
+      }
+      var d = [];
+      for (var i = 0; i < s.data.length; i++) {
+        var m = sel(s.data[i][s.idx]);
+        if (m) {
+          d.push(s.data[i]);
+          if (m === 2) byRank++;
+        }
+      }
+      n += d.length;
+      out.push({ id: s.id, itemStyle: { opacity: DIM } });
+      if (d.length) out.push(Object.assign(s.make(d, 1), { id: 'hl-' + s.id, z: 5 }));
+    });
+    if (!spec.chart.getModel().getSeries().some(function (s) { return s.id === 'phases'; })) out.shift();
+    spec.chart.setOption({ series: out }, { replaceMerge: ['series'] });
+    return { n: n, total: total, byRank: byRank };
+  }
+
+  function subjectText(layer) {
+    var ranks = [], files = [];
+    layer.subjects.forEach(function (s) {
+      if (s.rank !== undefined && s.rank !== null && s.rank >= 0 && ranks.indexOf(s.rank) < 0) ranks.push(s.rank);
+      if (s.file && files.indexOf(s.file) < 0) files.push(s.file);
+    });
+    var parts = [];
+    if (ranks.length) parts.push((ranks.length > 1 ? 'ranks ' : 'rank ') + ranks.join(', '));
+    if (files.length) parts.push((files.length > 1 ? 'files ' : 'file ') + files.join(', '));
+    return parts.join('; ');
+  }
+
+  function setLayer(idx) {
+    var st = window.iolens.layer;
+    if (idx === st.active) idx = -1;
+    var tr = data.trace, layer = idx >= 0 ? data.layers[idx] : null;
+    var make = layer ? selector(layer, tr) : null;
+    var status = document.getElementById('layer-status');
+    var notes = status.querySelector('.layer-notes');
+    while (notes.firstChild) notes.removeChild(notes.firstChild);
+    var counts = [], highlighted = {};
+    var hasRank = layer && layer.subjects.some(function (s) { return s.rank !== undefined && s.rank !== null && s.rank >= 0; });
+    Object.keys(layerCharts).forEach(function (id) {
+      var spec = layerCharts[id];
+      var r = highlight(spec, make ? make(spec.cols, spec.group) : null);
+      highlighted[id] = r.n;
+      if (!layer) return;
+      counts.push(CHART_NAMES[id].toLowerCase() + ' ' + r.n + ' of ' + r.total + ' ' + spec.unit);
+      var note = null;
+      if (hasRank && !spec.cols.rank) {
+        note = CHART_NAMES[id] + ': its points mix ranks, so only the files of this insight are highlighted there.';
+      } else if (r.byRank) {
+        note = CHART_NAMES[id] + ': ' + r.byRank + ' ' + spec.unit + ' hold operations of several files; they are highlighted by rank alone.';
+      }
+      if (note) {
+        var li = document.createElement('li');
+        li.textContent = note;
+        notes.appendChild(li);
+      }
+    });
+    document.querySelectorAll('#insights article.layer').forEach(function (a) {
+      var on = Number(a.getAttribute('data-insight')) === idx;
+      a.classList.toggle('active', on);
+      a.setAttribute('aria-pressed', on ? 'true' : 'false');
+      a.querySelector('.layer-hint').textContent = on ? 'highlighted in the charts below; click to clear' : 'click to highlight in the charts';
+    });
+    st.active = idx;
+    st.code = layer ? layer.code : '';
+    st.highlighted = highlighted;
+    if (layer) {
+      document.body.setAttribute('data-active-insight', layer.code);
+      document.body.setAttribute('data-highlighted', String(Object.keys(highlighted).reduce(function (a, k) { return a + highlighted[k]; }, 0)));
+      status.querySelector('.layer-text').textContent = 'Highlighted: ' + layer.code + ' (' + subjectText(layer) + '): ' + counts.join(', ') +
+        (counts.length ? '.' : '');
+      status.hidden = false;
+    } else {
+      document.body.removeAttribute('data-active-insight');
+      document.body.removeAttribute('data-highlighted');
+      status.hidden = true;
+    }
+  }
+
+  function setupLayers() {
+    if (!data.trace || !document.getElementById('layer-status')) return;
+    document.getElementById('layer-clear').addEventListener('click', function () { setLayer(window.iolens.layer.active); });
+    document.querySelectorAll('#insights article[data-insight]').forEach(function (a) {
+      var idx = Number(a.getAttribute('data-insight'));
+      var layer = data.layers[idx];
+      if (!layer || !layer.subjects.length) return;
+      a.classList.add('layer');
+      a.setAttribute('role', 'button');
+      a.setAttribute('tabindex', '0');
+      a.setAttribute('aria-pressed', 'false');
+      var hint = document.createElement('span');
+      hint.className = 'layer-hint';
+      hint.textContent = 'click to highlight in the charts';
+      a.querySelector('h3').appendChild(hint);
+      a.addEventListener('click', function () {
+        var sel = window.getSelection && window.getSelection();
+        if (sel && !sel.isCollapsed && a.contains(sel.anchorNode)) return; // selecting text
+        setLayer(idx);
+      });
+      a.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          setLayer(idx);
+        }
+      });
+    });
+  }
+
   // Sortable tables: click a heading to sort by its column.
   function sortable(tbl) {
     var heads = tbl.tHead.rows[0].cells;
@@ -292,6 +475,7 @@
     timeline(data.trace);
     sizes(data.trace);
     spatial(data.trace);
+    setupLayers();
   } else if (data.files.length) {
     fileBytes();
   }
