@@ -20,18 +20,19 @@ func Analyze(l *darshan.Log, path string, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("analysing %s: %w", path, err)
 	}
 	m := newMetrics(l, cfg)
+	var ids []darshan.ModuleID
 	for id := darshan.ModuleID(0); id < darshan.NumKnownModules; id++ {
-		if l.Header.Modules[id].Len == 0 && !l.Header.Incomplete(id) {
-			continue
-		}
-		m.present[id] = true
-		if err := l.Each(id, m.add); err != nil {
-			m.unreadable = append(m.unreadable, fmt.Sprintf("%s: %v", id, err))
-			if (id == darshan.ModDXTPOSIX || id == darshan.ModDXTMPIIO) && m.traceErr == nil {
-				m.traceErr = err
-			}
+		if l.Header.Modules[id].Len != 0 || l.Header.Incomplete(id) {
+			m.present[id] = true
+			ids = append(ids, id)
 		}
 	}
+	eachModule(l, ids, func(id darshan.ModuleID, err error) {
+		m.unreadable = append(m.unreadable, fmt.Sprintf("%s: %v", id, err))
+		if (id == darshan.ModDXTPOSIX || id == darshan.ModDXTMPIIO) && m.traceErr == nil {
+			m.traceErr = err
+		}
+	}, m.add)
 	rep := &Report{
 		Job:      m.job(path),
 		Files:    m.fileList(),
