@@ -271,7 +271,7 @@ func (m *metrics) redundantRanges(add addFunc, sets []*traceSet) {
 	red := map[int32]*fileRed{}
 	for k, runs := range groups {
 		var sum, union, end int64
-		mergeRuns(runs, func(o *traceOp) int64 { return o.off }, func(_ *traceRun, o *traceOp) {
+		mergeRuns(runs, func(o *traceOp) int64 { return o.off }, func(_ int, _ *traceRun, o *traceOp) {
 			if o.off < 0 || o.bytes <= 0 {
 				return
 			}

@@ -90,10 +90,11 @@ func byStartOff(a, b traceOp) int {
 	return cmp.Compare(a.bytes, b.bytes)
 }
 
-// mergeRuns calls fn for the operations of runs in increasing order of
-// key, each run being sorted by key already: a k-way merge, which needs no
-// memory beyond one cursor per run.
-func mergeRuns[K cmp.Ordered](runs []*traceRun, key func(*traceOp) K, fn func(*traceRun, *traceOp)) {
+// mergeRuns calls fn (with the run's index in runs, the run and the
+// operation) for the operations of runs in increasing order of key, each
+// run being sorted by key already: a k-way merge, which needs no memory
+// beyond one cursor per run.
+func mergeRuns[K cmp.Ordered](runs []*traceRun, key func(*traceOp) K, fn func(int, *traceRun, *traceOp)) {
 	type cursor struct {
 		key K
 		run int32
@@ -129,7 +130,7 @@ func mergeRuns[K cmp.Ordered](runs []*traceRun, key func(*traceOp) K, fn func(*t
 	for len(h) > 0 {
 		c := &h[0]
 		r := runs[c.run]
-		fn(r, &r.ops[c.pos])
+		fn(int(c.run), r, &r.ops[c.pos])
 		c.pos++
 		if int(c.pos) < len(r.ops) {
 			c.key = key(&r.ops[c.pos])
@@ -208,19 +209,27 @@ func phasesOf(module string, runs []traceRun, st straggling) traceResult {
 		open bool
 	}
 	var spans []span
-	cur := map[int32]*rankSpan{}
-	mergeRuns(all, func(o *traceOp) float64 { return o.start }, func(r *traceRun, o *traceOp) {
+	// The open span of each rank, found through its run: a run has one rank.
+	slot := make(map[int32]int32)
+	var cur []rankSpan
+	runSlot := make([]int32, len(all))
+	for i, r := range all {
+		k, ok := slot[r.rank]
+		if !ok {
+			k = int32(len(cur))
+			slot[r.rank] = k
+			cur = append(cur, rankSpan{})
+		}
+		runSlot[i] = k
+	}
+	mergeRuns(all, func(o *traceOp) float64 { return o.start }, func(ri int, r *traceRun, o *traceOp) {
 		end := max(o.end, o.start)
 		if n := len(spans); n > 0 && o.start <= spans[n-1].end {
 			spans[n-1].end = max(spans[n-1].end, end)
 		} else {
 			spans = append(spans, span{o.start, end})
 		}
-		rs := cur[r.rank]
-		if rs == nil {
-			rs = &rankSpan{}
-			cur[r.rank] = rs
-		}
+		rs := &cur[runSlot[ri]]
 		switch {
 		case !rs.open:
 			rs.span, rs.open = span{o.start, end}, true
@@ -231,8 +240,8 @@ func phasesOf(module string, runs []traceRun, st straggling) traceResult {
 			rs.span = span{o.start, end}
 		}
 	})
-	for rank, rs := range cur {
-		res.busy[rank] += rs.end - rs.start
+	for rank, k := range slot {
+		res.busy[rank] += cur[k].end - cur[k].start
 	}
 	var sum, sumSq float64
 	for i := 1; i < len(spans); i++ {

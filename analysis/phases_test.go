@@ -77,7 +77,7 @@ func TestMergeRuns(t *testing.T) {
 		{ops: []traceOp{{off: 3}}},
 	}
 	var got []int64
-	mergeRuns(runs, func(o *traceOp) int64 { return o.off }, func(_ *traceRun, o *traceOp) { got = append(got, o.off) })
+	mergeRuns(runs, func(o *traceOp) int64 { return o.off }, func(_ int, _ *traceRun, o *traceOp) { got = append(got, o.off) })
 	if diff := cmp.Diff([]int64{0, 1, 3, 5, 5, 9, 20}, got); diff != "" {
 		t.Errorf("merged (-want +got):\n%s", diff)
 	}
