@@ -53,6 +53,10 @@ ncmpi_set_fill(ncid, NC_NOFILL, NULL);`
 MPI_File_iwrite_at_all(fh, offset, buf, count, MPI_DOUBLE, &req);
 compute();                       /* overlaps with the write */
 MPI_Wait(&req, MPI_STATUS_IGNORE);`
+	snippetMPIIONonblockingRead = `MPI_Request req;
+MPI_File_iread_at_all(fh, offset, buf, count, MPI_DOUBLE, &req);
+compute();                       /* overlaps with the read */
+MPI_Wait(&req, MPI_STATUS_IGNORE);`
 	snippetHDF5Async = `# run with the asynchronous I/O VOL connector (hpc-io/vol-async)
 export HDF5_PLUGIN_PATH=/path/to/vol-async/lib
 export HDF5_VOL_CONNECTOR="async under_vol=0;under_info={}"
@@ -453,7 +457,7 @@ func (m *metrics) mpiioInsights(add addFunc, files []*fileStats, job Job, hasHDF
 			Code: code, Level: LevelWarn,
 			Message:        fmt.Sprintf("All %d MPI-IO %ss are blocking: the job waits for each one instead of overlapping it with computation", ops, op),
 			Recommendation: fmt.Sprintf("Use non-blocking %ss (MPI_File_i%s, MPI_File_i%s_all) and wait for them later", op, op, op),
-			Snippet:        snippetMPIIONonblocking,
+			Snippet:        nonblockingSnippet(op),
 		}
 		switch {
 		case hasHDF5:
@@ -573,4 +577,13 @@ func fmtBytes(n int64) string {
 		i++
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64) + " " + string(units[i]) + "iB"
+}
+
+// nonblockingSnippet shows a non-blocking MPI-IO read or write (op "read"
+// or "write") overlapped with computation.
+func nonblockingSnippet(op string) string {
+	if op == "read" {
+		return snippetMPIIONonblockingRead
+	}
+	return snippetMPIIONonblocking
 }
