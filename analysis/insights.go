@@ -445,8 +445,8 @@ func (m *metrics) mpiioInsights(add addFunc, files []*fileStats, job Job, hasHDF
 			Snippet:        snippet,
 		})
 	}
-	coll("M02", "M04", "read", m.mCollR, m.mIndepR, func(f *fileStats) (int64, int64) { return f.indepR, f.indepW }, snippetMPIIOCollRead)
-	coll("M03", "M05", "write", m.mCollW, m.mIndepW, func(f *fileStats) (int64, int64) { return f.indepW, f.indepR }, snippetMPIIOCollWrite)
+	coll("M02", "M04", "read", m.collR, m.indepR, func(f *fileStats) (int64, int64) { return f.indepR, f.indepW }, snippetMPIIOCollRead)
+	coll("M03", "M05", "write", m.collW, m.indepW, func(f *fileStats) (int64, int64) { return f.indepW, f.indepR }, snippetMPIIOCollWrite)
 
 	mods := m.mods[darshan.ModMPIIO]
 	nb := func(code, op string, ops, nbN int64) {

@@ -65,10 +65,8 @@ type fileStats struct {
 	low, mpi, other ioTotals
 
 	// POSIX details.
-	pBytesR, pBytesW         int64
-	pMaxByteR, pMaxByteW     int64 // highest offset + 1 over records
-	pSmallR, pSmallW         int64
-	pReads, pWrites          int64
+	pMaxByteR, pMaxByteW int64 // highest offset + 1 over records
+	posixSums
 	pRandomR, pRandomW       int64
 	pRankRecs                int
 	pMinR, pMaxR             int64 // over per-rank records
@@ -78,9 +76,37 @@ type fileStats struct {
 	pNotAligned              int64
 
 	// MPI-IO details.
-	indepR, indepW, collR, collW int64
+	mpiSums
 
 	stdioBytes int64
+}
+
+// posixSums are POSIX operation and byte counts, kept per file and for
+// the job.
+type posixSums struct {
+	pReads, pWrites, pBytesR, pBytesW, pSmallR, pSmallW int64
+}
+
+func (s *posixSums) add(o posixSums) {
+	s.pReads += o.pReads
+	s.pWrites += o.pWrites
+	s.pBytesR += o.pBytesR
+	s.pBytesW += o.pBytesW
+	s.pSmallR += o.pSmallR
+	s.pSmallW += o.pSmallW
+}
+
+// mpiSums are MPI-IO independent and collective operation counts, kept per
+// file and for the job.
+type mpiSums struct {
+	indepR, indepW, collR, collW int64
+}
+
+func (s *mpiSums) add(o mpiSums) {
+	s.indepR += o.indepR
+	s.indepW += o.indepW
+	s.collR += o.collR
+	s.collW += o.collW
 }
 
 type ioTotals struct {
@@ -219,14 +245,15 @@ type metrics struct {
 	unreadable []string
 
 	// POSIX totals.
-	pReads, pWrites, pBytesR, pBytesW     int64
-	pSmallR, pSmallW, pMemNA, pFileNA     int64
+	posixSums
+	pMemNA, pFileNA                       int64
 	pSeqR, pSeqW                          int64
 	shReads, shWrites, shSmallR, shSmallW int64
 	metaByRank                            map[int64]float64
 	sharedMeta                            float64
 	// MPI-IO totals.
-	mIndepR, mIndepW, mCollR, mCollW, mNbR, mNbW int64
+	mpiSums
+	mNbR, mNbW int64
 	// Node discovery.
 	dxtHosts   map[string]struct{}
 	dxtRanks   map[int64]struct{}
@@ -351,14 +378,9 @@ func (m *metrics) add(r *darshan.Record) error {
 		x := &posixIdx
 		ir, iw := cnt(r, x.mpiIndepR), cnt(r, x.mpiIndepW)
 		cr, cw := cnt(r, x.mpiCollR), cnt(r, x.mpiCollW)
-		f.indepR += ir
-		f.indepW += iw
-		f.collR += cr
-		f.collW += cw
-		m.mIndepR += ir
-		m.mIndepW += iw
-		m.mCollR += cr
-		m.mCollW += cw
+		ops := mpiSums{ir, iw, cr, cw}
+		f.mpiSums.add(ops)
+		m.mpiSums.add(ops)
 		m.mNbR += cnt(r, x.mpiNbR)
 		m.mNbW += cnt(r, x.mpiNbW)
 	}
@@ -374,12 +396,9 @@ func (m *metrics) addPOSIX(r *darshan.Record, f *fileStats) {
 		smallR += cnt(r, x.sizeR[i])
 		smallW += cnt(r, x.sizeW[i])
 	}
-	m.pReads += reads
-	m.pWrites += writes
-	m.pBytesR += br
-	m.pBytesW += bw
-	m.pSmallR += smallR
-	m.pSmallW += smallW
+	sums := posixSums{reads, writes, br, bw, smallR, smallW}
+	m.posixSums.add(sums)
+	f.posixSums.add(sums)
 	m.pMemNA += cnt(r, x.memNA)
 	fna := cnt(r, x.fileNA)
 	m.pFileNA += fna
@@ -387,12 +406,6 @@ func (m *metrics) addPOSIX(r *darshan.Record, f *fileStats) {
 	m.pSeqR += seqR
 	m.pSeqW += seqW
 
-	f.pReads += reads
-	f.pWrites += writes
-	f.pBytesR += br
-	f.pBytesW += bw
-	f.pSmallR += smallR
-	f.pSmallW += smallW
 	f.pRandomR += reads - seqR
 	f.pRandomW += writes - seqW
 	f.pNotAligned += fna
