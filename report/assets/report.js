@@ -32,6 +32,8 @@
   }
   function row(k, v) { return '<tr><td style="padding-right:10px;color:#59636e">' + esc(k) + '</td><td>' + v + '</td></tr>'; }
   function table(rows) { return '<table style="font-size:12px">' + rows.join('') + '</table>'; }
+  function fileRow(name) { return row('file', '<span style="font-family:monospace">' + esc(name) + '</span>'); }
+  function sizeRow(n) { return row('size', esc(n + ' B (' + fmtBytes(n) + ')')); }
 
   var KIND = ['read', 'write'];
   var COLORS = [['#1565c0', '#e65100'], ['#64b5f6', '#ffb74d']];
@@ -127,10 +129,10 @@
           if (p.componentType === 'markArea') return esc(p.name);
           var i = p.value[3];
           var rows = [row('operation', esc(p.seriesName)), row(group > 1 ? 'ranks' : 'rank', esc(rankText(tl.rank[i], group))),
-            row('file', '<span style="font-family:monospace">' + esc(fileName(tr, tl.file[i])) + '</span>')];
+            fileRow(fileName(tr, tl.file[i]))];
           if (tl.exact) {
             rows.push(row('offset', tl.off[i] < 0 ? 'not recorded' : esc(tl.off[i] + ' (' + fmtBytes(tl.off[i]) + ')')));
-            rows.push(row('size', esc(tl.size[i] + ' B (' + fmtBytes(tl.size[i]) + ')')));
+            rows.push(sizeRow(tl.size[i]));
             rows.push(row('start', esc(fmtSec(tl.t0[i]))));
             rows.push(row('duration', esc(fmtSec(tl.t1[i] - tl.t0[i]))));
           } else {
@@ -185,8 +187,8 @@
           var i = p.value[2];
           var rows = [row('operation', esc(p.seriesName))];
           if (s.exact) {
-            rows.push(row('rank', esc(s.rank[i])), row('file', '<span style="font-family:monospace">' + esc(fileName(tr, s.file[i])) + '</span>'),
-              row('offset', s.off[i] < 0 ? 'not recorded' : esc(String(s.off[i]))), row('size', esc(s.size[i] + ' B (' + fmtBytes(s.size[i]) + ')')),
+            rows.push(row('rank', esc(s.rank[i])), fileRow(fileName(tr, s.file[i])),
+              row('offset', s.off[i] < 0 ? 'not recorded' : esc(String(s.off[i]))), sizeRow(s.size[i]),
               row('start', esc(fmtSec(s.t0[i]))));
           } else {
             rows.push(row('operations', esc(s.count[i] + ' (aggregated)')), row('mean size', esc(fmtBytes(s.size[i]))),
@@ -232,9 +234,9 @@
         formatter: function (p) {
           var i = p.value[2];
           var rows = [row('operation', esc(p.seriesName)), row(group > 1 ? 'ranks' : 'rank', esc(rankText(s.rank[i], group))),
-            row('file', '<span style="font-family:monospace">' + esc(fileName(tr, s.file[i])) + '</span>')];
+            fileRow(fileName(tr, s.file[i]))];
           if (s.exact) {
-            rows.push(row('offset', esc(s.off[i] + ' (' + fmtBytes(s.off[i]) + ')')), row('size', esc(s.size[i] + ' B (' + fmtBytes(s.size[i]) + ')')));
+            rows.push(row('offset', esc(s.off[i] + ' (' + fmtBytes(s.off[i]) + ')')), sizeRow(s.size[i]));
           } else {
             rows.push(row('offsets from', esc(fmtBytes(s.off[i]))), row('operations', esc(s.count[i] + ' (aggregated)')), row('bytes', esc(fmtBytes(s.size[i]))));
           }
@@ -269,7 +271,7 @@
       tooltip: {
         trigger: 'item', confine: true,
         formatter: function (p) {
-          return table([row('file', '<span style="font-family:monospace">' + esc(names[p.dataIndex]) + '</span>'),
+          return table([fileRow(names[p.dataIndex]),
             row(p.seriesName, esc(fmtBytes(p.value)))]);
         }
       },
