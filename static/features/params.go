@@ -9,23 +9,23 @@ package features
 // children's (maxima for P8 and P10–P11, as documented per field), computed
 // bottom-up.
 type Params struct {
-	LoopIO      float64 `json:"p1_loop_io"`      // P1: iterations of loops that contain I/O
-	Calls       float64 `json:"p2_io_calls"`     // P2: I/O calls
-	Bytes       float64 `json:"p3_bytes"`        // P3: bytes read and written
-	Sync        float64 `json:"p4_sync"`         // P4: synchronous I/O calls
-	Conditional float64 `json:"p5_conditional"`  // P5: I/O calls under a branch
-	Binary      float64 `json:"p6_binary"`       // P6: calls moving binary (unformatted) data
-	Flushes     float64 `json:"p7_flushes"`      // P7: flush and sync calls
-	FileSize    float64 `json:"p8_file_size"`    // P8: largest file extent written or read (max)
-	Files       float64 `json:"p9_files"`        // P9: distinct files opened
-	Space       float64 `json:"p10_space"`       // P10: bytes of arrays and buffers allocated (max)
-	Stack       float64 `json:"p11_stack"`       // P11: bytes of local variables (max)
-	Random      float64 `json:"p12_random"`      // P12: accesses after a seek or at computed offsets
-	Small       float64 `json:"p13_small"`       // P13: accesses smaller than the small-access threshold
-	Procs       float64 `json:"p14_procs"`       // P14: processes per storage target (system side)
-	Storage     float64 `json:"p15_storage"`     // P15: storage class score (system side)
-	Metadata    float64 `json:"metadata"`        // open, close, stat, seek, inquire calls
-	Work        float64 `json:"work"`            // estimated non-I/O operations (compute)
+	LoopIO      float64 `json:"p1_loop_io"`     // P1: iterations of loops that contain I/O
+	Calls       float64 `json:"p2_io_calls"`    // P2: I/O calls
+	Bytes       float64 `json:"p3_bytes"`       // P3: bytes read and written
+	Sync        float64 `json:"p4_sync"`        // P4: synchronous I/O calls
+	Conditional float64 `json:"p5_conditional"` // P5: I/O calls under a branch
+	Binary      float64 `json:"p6_binary"`      // P6: calls moving binary (unformatted) data
+	Flushes     float64 `json:"p7_flushes"`     // P7: flush and sync calls
+	FileSize    float64 `json:"p8_file_size"`   // P8: largest file extent written or read (max)
+	Files       float64 `json:"p9_files"`       // P9: distinct files opened
+	Space       float64 `json:"p10_space"`      // P10: bytes of arrays and buffers allocated (max)
+	Stack       float64 `json:"p11_stack"`      // P11: bytes of local variables (max)
+	Random      float64 `json:"p12_random"`     // P12: accesses after a seek or at computed offsets
+	Small       float64 `json:"p13_small"`      // P13: accesses smaller than the small-access threshold
+	Procs       float64 `json:"p14_procs"`      // P14: processes per storage target (system side)
+	Storage     float64 `json:"p15_storage"`    // P15: storage class score (system side)
+	Metadata    float64 `json:"metadata"`       // open, close, stat, seek, inquire calls
+	Work        float64 `json:"work"`           // estimated non-I/O operations (compute)
 }
 
 // Add adds the parameters of a child block to p: sums for the counts,
