@@ -129,3 +129,39 @@ func (d *decoder) u32(b []byte) uint32 {
 	}
 	return binary.LittleEndian.Uint32(b)
 }
+
+// size returns the size of the variable-size record that starts b, when b
+// holds enough of it to tell and the size is plausible, else 0.
+func (d *decoder) size(b []byte) int {
+	var n int64
+	switch d.mod {
+	case ModDXTPOSIX, ModDXTMPIIO:
+		if len(b) < dxtHeaderSize {
+			return 0
+		}
+		seg := int64(32)
+		if (d.mod == ModDXTPOSIX && d.ver >= 2) || (d.mod == ModDXTMPIIO && d.ver >= 3) {
+			seg = 40
+		}
+		nw, nr := d.i64(b[88:]), d.i64(b[96:])
+		if nw < 0 || nr < 0 || nw > 1<<40 || nr > 1<<40 {
+			return 0
+		}
+		n = dxtHeaderSize + seg*(nw+nr)
+	case ModHeatmap:
+		if len(b) < 48 {
+			return 0
+		}
+		bins := d.i64(b[24:])
+		if bins < 0 || bins > 1<<40 {
+			return 0
+		}
+		n = 48 + 16*bins
+	default:
+		return 0
+	}
+	if n > 1<<40 {
+		return 0
+	}
+	return int(n)
+}

@@ -15,63 +15,153 @@ import (
 const DefaultMaxRegionSize = 4 << 30
 
 // inflater decompresses regions. It keeps its zlib state between regions so
-// that reading a log allocates the decompressor once.
+// that reading a log allocates the decompressor once. One region is read at
+// a time.
 type inflater struct {
 	zr io.ReadCloser
 }
 
-// inflate decompresses src, which holds one or more concatenated streams of
-// method c, appending the output to dst. At most limit bytes are produced
-// (DefaultMaxRegionSize when limit <= 0); more is an error unless truncate is
-// set, in which case the output stops there.
-func (f *inflater) inflate(dst []byte, src []byte, c Compression, limit int64, truncate bool) ([]byte, error) {
+// inflateStream reads the decompressed bytes of a region that holds one or
+// more concatenated streams of one compression method. Its errors wrap
+// ErrCorrupt or ErrTruncated.
+type inflateStream struct {
+	f        *inflater
+	c        Compression
+	src      *bytes.Reader
+	cur      io.Reader // the stream being read; nil between streams
+	stream   int       // index of cur among the region's streams
+	n, limit int64     // bytes produced, and the most allowed
+	truncate bool      // at the limit, end quietly rather than fail
+}
+
+// open returns a stream of the decompressed bytes of src. At most limit
+// bytes are produced (DefaultMaxRegionSize when limit <= 0); more is an
+// error unless truncate is set, in which case the stream ends there.
+func (f *inflater) open(src []byte, c Compression, limit int64, truncate bool) *inflateStream {
 	if limit <= 0 {
 		limit = DefaultMaxRegionSize
 	}
-	if c == CompressNone {
-		if int64(len(src)) > limit {
-			if !truncate {
-				return dst, errorf(ErrCorrupt, "region exceeds %d bytes", limit)
-			}
-			src = src[:limit]
-		}
-		return append(dst, src...), nil
-	}
+	return &inflateStream{f: f, c: c, src: bytes.NewReader(src), limit: limit, truncate: truncate}
+}
+
+// inflate decompresses all of src (see open) and appends it to dst.
+func (f *inflater) inflate(dst []byte, src []byte, c Compression, limit int64, truncate bool) ([]byte, error) {
+	s := f.open(src, c, limit, truncate)
 	// Darshan regions typically inflate 3 to 30 times: start at 8 times to
 	// save most of the regrowing.
-	if want := int64(len(dst)) + 8*int64(len(src)); int64(cap(dst)) < want {
-		grown := make([]byte, len(dst), min(want, int64(len(dst))+limit))
-		dst = append(grown[:0], dst...)
+	if want := len(dst) + int(min(8*int64(len(src)), s.limit)); cap(dst) < want {
+		dst = append(make([]byte, 0, want), dst...)
 	}
-	br := bytes.NewReader(src)
-	w := appendWriter{buf: dst, limit: int64(len(dst)) + limit}
-	for stream := 0; br.Len() > 0; stream++ {
-		var r io.Reader
-		switch c {
-		case CompressZlib:
-			if err := f.resetZlib(br); err != nil {
-				return w.buf, errorf(ErrCorrupt, "zlib stream %d: %v", stream, err)
-			}
-			r = f.zr
-		case CompressBzip2:
-			r = bzip2.NewReader(br)
-		default:
-			return w.buf, errorf(ErrCorrupt, "unknown compression method %d", c)
+	for {
+		if len(dst) == cap(dst) {
+			// Double: large appends grow by a quarter only, which copies
+			// the region many times over.
+			dst = append(make([]byte, 0, max(2*cap(dst), 64<<10)), dst...)
 		}
-		if _, err := io.Copy(&w, r); err != nil {
-			if errors.Is(err, errRegionLimit) {
-				if truncate {
-					return w.buf, nil
-				}
-				return w.buf, errorf(ErrCorrupt, "region decompresses to more than %d bytes", limit)
-			}
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return w.buf, errorf(ErrTruncated, "%s stream %d ends early", c, stream)
-			}
-			return w.buf, errorf(ErrCorrupt, "%s stream %d: %v", c, stream, err)
+		n, err := s.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
 		}
 	}
-	return w.buf, nil
+}
+
+// Read reads decompressed bytes, moving from one stream to the next.
+func (s *inflateStream) Read(p []byte) (int, error) {
+	for {
+		if s.cur == nil {
+			if s.src.Len() == 0 {
+				return 0, io.EOF
+			}
+			if err := s.next(); err != nil {
+				return 0, err
+			}
+		}
+		if s.n >= s.limit {
+			return 0, s.atLimit()
+		}
+		if room := s.limit - s.n; int64(len(p)) > room {
+			p = p[:room]
+		}
+		n, err := s.cur.Read(p)
+		s.n += int64(n)
+		switch {
+		case err == io.EOF:
+			s.cur = nil
+			s.stream++
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return n, errorf(ErrTruncated, "%s stream %d ends early", s.c, s.stream)
+		case err != nil:
+			return n, errorf(ErrCorrupt, "%s stream %d: %v", s.c, s.stream, err)
+		}
+		if n > 0 || len(p) == 0 {
+			return n, nil
+		}
+	}
+}
+
+// next starts the next stream of the region.
+func (s *inflateStream) next() error {
+	switch s.c {
+	case CompressNone:
+		s.cur = s.src
+	case CompressZlib:
+		if err := s.f.resetZlib(s.src); err != nil {
+			return errorf(ErrCorrupt, "zlib stream %d: %v", s.stream, err)
+		}
+		s.cur = s.f.zr
+	case CompressBzip2:
+		s.cur = bzip2.NewReader(s.src)
+	default:
+		return errorf(ErrCorrupt, "unknown compression method %d", s.c)
+	}
+	return nil
+}
+
+// atLimit ends the stream at the size limit: quietly when truncating or
+// when no byte follows, else with an error.
+func (s *inflateStream) atLimit() error {
+	if s.truncate {
+		return io.EOF
+	}
+	for s.cur != nil || s.src.Len() > 0 {
+		if s.cur == nil {
+			if err := s.next(); err != nil {
+				return err
+			}
+		}
+		var one [1]byte
+		n, err := s.cur.Read(one[:])
+		if n > 0 {
+			return errorf(ErrCorrupt, "region decompresses to more than %d bytes", s.limit)
+		}
+		if err == io.EOF {
+			s.cur = nil
+			s.stream++
+			continue
+		}
+		if err != nil {
+			return errorf(ErrCorrupt, "%s stream %d: %v", s.c, s.stream, err)
+		}
+	}
+	return io.EOF
+}
+
+// readFull reads from s until p is full or s ends; it returns io.EOF with
+// the bytes read when s ended.
+func readFull(s io.Reader, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := s.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 func (f *inflater) resetZlib(r io.Reader) error {
@@ -84,62 +174,4 @@ func (f *inflater) resetZlib(r io.Reader) error {
 		return nil
 	}
 	return f.zr.(zlib.Resetter).Reset(r, nil)
-}
-
-var errRegionLimit = errors.New("region size limit reached")
-
-// appendWriter appends to a byte slice, up to a limit.
-type appendWriter struct {
-	buf   []byte
-	limit int64
-}
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	if room := w.limit - int64(len(w.buf)); int64(len(p)) > room {
-		w.buf = append(w.buf, p[:room]...)
-		return int(room), errRegionLimit
-	}
-	w.buf = append(w.buf, p...)
-	return len(p), nil
-}
-
-// ReadFrom lets io.Copy decompress straight into the slice.
-func (w *appendWriter) ReadFrom(r io.Reader) (int64, error) {
-	var total int64
-	for {
-		if len(w.buf) == cap(w.buf) && int64(len(w.buf)) < w.limit {
-			// Double, up to the limit: large appends grow by a quarter
-			// only, which copies the region many times over.
-			grown := make([]byte, len(w.buf), min(max(2*int64(cap(w.buf)), 64<<10), w.limit))
-			w.buf = append(grown[:0], w.buf...)
-		}
-		end := cap(w.buf)
-		if int64(end) > w.limit {
-			end = int(w.limit)
-		}
-		if end == len(w.buf) {
-			// At the limit: see whether the stream has more.
-			var one [1]byte
-			n, err := r.Read(one[:])
-			if n > 0 {
-				return total, errRegionLimit
-			}
-			if err == io.EOF {
-				return total, nil
-			}
-			if err != nil {
-				return total, err
-			}
-			continue
-		}
-		n, err := r.Read(w.buf[len(w.buf):end])
-		w.buf = w.buf[:len(w.buf)+n]
-		total += int64(n)
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
 }

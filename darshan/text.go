@@ -353,7 +353,7 @@ func (p *parserRun) module(m ModuleID) error {
 func (p *parserRun) records(m ModuleID, acc *accumulator) error {
 	rr := &p.rr
 	rr.log = p.l
-	if err := rr.open(m, ReferenceQuirks()); err != nil {
+	if err := rr.open(m, true, ReferenceQuirks()); err != nil {
 		return err
 	}
 	var chunks *chunkPipeline
@@ -394,7 +394,7 @@ func (p *parserRun) records(m ModuleID, acc *accumulator) error {
 // reused from module to module.
 func (l *Log) eachInto(rr *RecordReader, m ModuleID, fn func(*Record) error, opts ...ReadOption) error {
 	rr.log = l
-	if err := rr.open(m, opts...); err != nil {
+	if err := rr.open(m, false, opts...); err != nil {
 		return err
 	}
 	for {

@@ -28,7 +28,7 @@ type chunkPipeline struct {
 const chunkBytes = 16 << 10
 
 func newChunkPipeline(t *textOut, l *Log, rr *RecordReader, pool *bufferPool) *chunkPipeline {
-	return &chunkPipeline{t: t, l: l, data: rr.data, pool: pool, dec: rr.dec.fork(),
+	return &chunkPipeline{t: t, l: l, data: rr.whole, pool: pool, dec: rr.dec.fork(),
 		maxPending: 2 * runtime.GOMAXPROCS(0)}
 }
 
