@@ -24,7 +24,12 @@ func Analyze(l *darshan.Log, path string, cfg Config) (*Report, error) {
 	for id := darshan.ModuleID(0); id < darshan.NumKnownModules; id++ {
 		if l.Header.Modules[id].Len != 0 || l.Header.Incomplete(id) {
 			m.present[id] = true
-			ids = append(ids, id)
+			// The heatmap repeats, binned in time, the bytes of the
+			// modules it covers and no insight uses it: its region,
+			// often the largest of a log, is not decompressed.
+			if id != darshan.ModHeatmap {
+				ids = append(ids, id)
+			}
 		}
 	}
 	eachModule(l, ids, func(id darshan.ModuleID, err error) {
@@ -459,7 +464,10 @@ func (m *metrics) job(path string) Job {
 	}
 	j.Nodes = m.nodes()
 	for id := darshan.ModuleID(0); id < darshan.NumKnownModules; id++ {
-		if !m.present[id] {
+		if l.Header.Incomplete(id) {
+			j.Partial = append(j.Partial, id.String())
+		}
+		if !m.present[id] || id == darshan.ModHeatmap {
 			continue
 		}
 		ms := &m.mods[id]
@@ -467,9 +475,6 @@ func (m *metrics) job(path string) Job {
 			Name: id.String(), Files: len(ms.ids),
 			BytesRead: ms.bytesR, BytesWritten: ms.bytesW, Reads: ms.reads, Writes: ms.writes, Time: ms.time,
 		})
-		if l.Header.Incomplete(id) {
-			j.Partial = append(j.Partial, id.String())
-		}
 	}
 	return j
 }

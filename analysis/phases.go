@@ -208,7 +208,13 @@ func phasesOf(module string, runs []traceRun, st straggling) traceResult {
 		span
 		open bool
 	}
-	var spans []span
+	// Spans are about as many as operations when ranks take turns:
+	// presize for up to a million, so that growing does not copy them.
+	nops := 0
+	for _, r := range all {
+		nops += len(r.ops)
+	}
+	spans := make([]span, 0, min(nops, 1<<20))
 	// The open span of each rank, found through its run: a run has one rank.
 	slot := make(map[int32]int32)
 	var cur []rankSpan
