@@ -559,7 +559,7 @@ func checkStoreInput(t *testing.T, data []byte) {
 // and that stores read are merged into logs that read back.
 func FuzzReadStore(f *testing.F) {
 	r0, r1 := mpiJob()
-	for _, x := range []*testStore{smallStore(), r0, r1, newTestStore(1)} {
+	for _, x := range []*testStore{smallStore(), r0, r1, newTestStore(1), funcStore(1)} {
 		b := x.bytes()
 		f.Add(b)
 		f.Add(b[:len(b)-len(b)/3])

@@ -38,6 +38,9 @@ type RunOptions struct {
 	Stdout, Stderr io.Writer
 	// Env is the command's environment; nil means os.Environ().
 	Env []string
+	// Functions collects the function profiles of programs built with
+	// -finstrument-functions into RunResult.Functions.
+	Functions bool
 }
 
 // RunResult is what Run did.
@@ -46,6 +49,9 @@ type RunResult struct {
 	ExitCode int
 	// Logs are the paths of the logs written.
 	Logs []string
+	// Functions are the function profiles of every process, summed (see
+	// FunctionStats), if RunOptions.Functions was set.
+	Functions []FunctionStat
 }
 
 // Run runs argv under the collector and merges what every process of the
@@ -97,14 +103,31 @@ func Run(ctx context.Context, argv []string, opts RunOptions) (RunResult, error)
 		os.RemoveAll(stores)
 		return RunResult{}, err
 	}
-	logs, err := mergeRun(stores, logDir, opts)
+	read, err := ReadStores(stores)
+	res := RunResult{ExitCode: code}
+	if opts.Functions {
+		var ferr error
+		res.Functions, ferr = FunctionStats(read)
+		if ferr != nil {
+			fmt.Fprintf(stderrOf(opts), "iolens: warning: %v\n", ferr)
+		}
+	}
+	res.Logs, err = mergeRun(read, err, logDir, opts)
 	if err != nil {
-		return RunResult{ExitCode: code, Logs: logs}, fmt.Errorf("run: %w (stores kept in %s)", err, stores)
+		return res, fmt.Errorf("run: %w (stores kept in %s)", err, stores)
 	}
 	if err := os.RemoveAll(stores); err != nil {
-		return RunResult{ExitCode: code, Logs: logs}, fmt.Errorf("run: removing %s: %w", stores, err)
+		return res, fmt.Errorf("run: removing %s: %w", stores, err)
 	}
-	return RunResult{ExitCode: code, Logs: logs}, nil
+	return res, nil
+}
+
+// stderrOf is where Run writes warnings.
+func stderrOf(opts RunOptions) io.Writer {
+	if opts.Stderr != nil {
+		return opts.Stderr
+	}
+	return os.Stderr
 }
 
 // storeDir creates the private directory of the run's stores: inside
@@ -239,17 +262,14 @@ func runCommand(ctx context.Context, argv, env []string, opts RunOptions) (int, 
 	return st.ExitStatus(), nil
 }
 
-// mergeRun writes the logs of the stores in dir into logDir. Unreadable
-// stores do not stop the others from being written; their errors are
-// returned with the paths of the logs written.
-func mergeRun(dir, logDir string, opts RunOptions) ([]string, error) {
-	stores, err := ReadStores(dir)
-	errs := []error{err}
+// mergeRun writes the logs of the stores read (readErr: the errors of the
+// stores that could not be read) into logDir. Unreadable stores do not
+// stop the others from being written; their errors are returned with the
+// paths of the logs written.
+func mergeRun(stores []*Store, readErr error, logDir string, opts RunOptions) ([]string, error) {
+	errs := []error{readErr}
 	var paths []string
-	warn := opts.Stderr
-	if warn == nil {
-		warn = os.Stderr
-	}
+	warn := stderrOf(opts)
 	for _, g := range Groups(stores) {
 		if size := g.Stores[0].Header.MPISize; g.MPI && int64(len(g.Stores)) < size {
 			fmt.Fprintf(warn, "iolens: warning: MPI job of %d ranks, %d recorded: ranks on other nodes need IOLENS_STORE_DIR set to a directory all nodes share\n",

@@ -99,6 +99,9 @@ type StoreHeader struct {
 	App                 string // IOLENS_APP
 	MPIFlavor           string // "openmpi", "mpich" or ""
 	Cmdline             string // argv joined by blanks
+	// FunctionsLost counts function frames the profiler could not record
+	// (call depth over 512, or no room for more functions).
+	FunctionsLost uint64
 }
 
 // StoreSegment is one traced (DXT) operation of a store.
@@ -150,6 +153,9 @@ type Store struct {
 	Records  []*StoreRecord
 	Segments []StoreSegment
 	Heatmaps []StoreHeatmap
+	// Functions are the function profiles of a program built with
+	// -finstrument-functions (see FunctionStats), in block order.
+	Functions []StoreFunction
 	// Truncated is set when the blocks stopped at an incomplete block
 	// (the file ends before the header's Used, or a block runs past it).
 	Truncated bool
@@ -252,6 +258,7 @@ func decodeHeader(h *StoreHeader, b []byte) error {
 		return fmt.Errorf("%w: command line of %d bytes, the field holds %d", ErrCorruptStore, n, cmdlineMax)
 	}
 	h.Cmdline = storeString(b[344 : 344+int(n)])
+	h.FunctionsLost = storeOrder.Uint64(b[344+cmdlineMax:])
 	return nil
 }
 
@@ -339,6 +346,8 @@ func (s *Store) readBlocks(data []byte) error {
 			err = s.readDXT(b)
 		case blockHeatmap:
 			err = s.readHeatmap(b)
+		case blockFunc:
+			err = s.readFunc(b)
 		}
 		// Blocks of other types are skipped.
 		if err != nil {

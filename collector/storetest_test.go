@@ -271,6 +271,7 @@ func (t *testStore) bytes() []byte {
 	}
 	o.PutUint32(b[336:], n)
 	copy(b[344:344+3072], h.Cmdline)
+	o.PutUint64(b[3416:], h.FunctionsLost)
 	b = append(b, t.blocks...)
 	return append(b, make([]byte, t.slack)...)
 }

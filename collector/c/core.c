@@ -141,7 +141,7 @@ static int sys_munmap(void *addr, size_t len)
 
 /* ---- small helpers ---- */
 
-static void *iol_alloc(size_t n)
+void *iol_alloc(size_t n)
 {
 	void *p = sys_mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
@@ -458,6 +458,20 @@ static void *store_alloc(size_t n)
 static void publish(uint64_t *word, uint32_t type, size_t size)
 {
 	__atomic_store_n(word, (uint64_t)type | ((uint64_t)size << 32), __ATOMIC_RELEASE);
+}
+
+void *iol_block_new(uint32_t type, size_t size, void (*fill)(void *, const void *), const void *arg)
+{
+	int saved = errno;
+	pthread_mutex_lock(&g.lock);
+	void *b = g.state == 2 ? store_alloc(size) : NULL;
+	if (b) {
+		fill(b, arg);
+		publish(b, type, size);
+	}
+	pthread_mutex_unlock(&g.lock);
+	errno = saved;
+	return b;
 }
 
 struct iol_store_header *iol_header(void)
@@ -1153,6 +1167,7 @@ static void fork_child(void)
 		if (n)
 			table_put(&g.handles, s->key, n);
 	}
+	iol_fn_fork_child();
 	if (old_base)
 		sys_munmap(old_base, old_reserved);
 	sys_munmap(old_names.slot, old_names.cap * sizeof *old_names.slot);
@@ -1165,6 +1180,7 @@ static void finish(uint32_t state)
 {
 	if (g.state != 2)
 		return;
+	iol_fn_flush();
 	struct iol_store_header *h = g.hdr;
 	wall(&h->end_sec, &h->end_nsec);
 	iol_calibrate(UINT64_MAX - g.calibration_interval);

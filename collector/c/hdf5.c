@@ -278,9 +278,9 @@ hid_t H5Fcreate(const char *filename, unsigned flags, hid_t fcpl_id, hid_t fapl_
 	H5_RESOLVE(H5Fcreate);
 	if (!h5_setup())
 		return real_H5Fcreate(filename, flags, fcpl_id, fapl_id);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	hid_t ret = real_H5Fcreate(filename, flags, fcpl_id, fapl_id);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
 	file_opened(ret, filename, fapl_id, t1, t2);
 	errno = saved;
@@ -293,9 +293,9 @@ hid_t H5Fopen(const char *filename, unsigned flags, hid_t fapl_id)
 	H5_RESOLVE(H5Fopen);
 	if (!h5_setup())
 		return real_H5Fopen(filename, flags, fapl_id);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	hid_t ret = real_H5Fopen(filename, flags, fapl_id);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
 	file_opened(ret, filename, fapl_id, t1, t2);
 	errno = saved;
@@ -308,9 +308,9 @@ herr_t H5Fflush(hid_t object_id, H5F_scope_t scope)
 	H5_RESOLVE(H5Fflush);
 	if (!iol_active || h5_state <= 0)
 		return real_H5Fflush(object_id, scope);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	herr_t ret = real_H5Fflush(object_id, scope);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (ret < 0)
 		return ret;
 	int saved = errno;
@@ -340,9 +340,9 @@ herr_t H5Fclose(hid_t file_id)
 	struct iol_record_block *r = iol_handle_get(IOL_H_H5F, (uint64_t)file_id);
 	if (!r)
 		return real_H5Fclose(file_id);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	herr_t ret = real_H5Fclose(file_id);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (ret < 0)
 		return ret;
 	int saved = errno;
@@ -503,9 +503,9 @@ static void dataset_opened(hid_t dset, hid_t loc, const char *obj, int deprecate
 		H5_RESOLVE(name);                                       \
 		if (!h5_setup())                                         \
 			return real_##name args;                         \
-		iol_tick t1 = iol_now();                                 \
+		iol_tick t1 = iol_op_begin();                            \
 		hid_t ret = real_##name args;                            \
-		iol_tick t2 = iol_now();                                 \
+		iol_tick t2 = iol_op_end(t1);                            \
 		int saved = errno;                                       \
 		dataset_opened(ret, loc, obj, deprecated, t1, t2);       \
 		errno = saved;                                           \
@@ -547,9 +547,9 @@ static void object_opened(hid_t obj, hid_t loc, const char *name, int by_path, i
 		H5_RESOLVE(fn);                                         \
 		if (!h5_setup())                                         \
 			return real_##fn args;                           \
-		iol_tick t1 = iol_now();                                 \
+		iol_tick t1 = iol_op_begin();                            \
 		hid_t ret = real_##fn args;                              \
-		iol_tick t2 = iol_now();                                 \
+		iol_tick t2 = iol_op_end(t1);                            \
 		int saved = errno;                                       \
 		object_opened(ret, loc, name, by_path, t1, t2);          \
 		errno = saved;                                           \
@@ -669,10 +669,10 @@ static void dataset_io(struct iol_record_block *r, int op, hid_t fspace, hid_t d
 		if (IOL_LIKELY(!r))                                                                \
 			return real_##name(dset_id, mem_type_id, mem_space_id, file_space_id,      \
 					   dxpl_id, buf);                                          \
-		iol_tick t1 = iol_now();                                                           \
+		iol_tick t1 = iol_op_begin();                                                      \
 		herr_t ret = real_##name(dset_id, mem_type_id, mem_space_id, file_space_id,        \
 					 dxpl_id, buf);                                            \
-		iol_tick t2 = iol_now();                                                           \
+		iol_tick t2 = iol_op_end(t1);                                                      \
 		if (ret >= 0) {                                                                    \
 			int saved = errno;                                                         \
 			dataset_io(r, op, file_space_id, dxpl_id, t1, t2);                         \
@@ -691,9 +691,9 @@ herr_t H5Dflush(hid_t dset_id)
 	struct iol_record_block *r = iol_handle_get(IOL_H_H5D, (uint64_t)dset_id);
 	if (!r)
 		return real_H5Dflush(dset_id);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	herr_t ret = real_H5Dflush(dset_id);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (ret >= 0 && iol_enter(r)) {
 		iol_counters(r)[H5D_FLUSHES]++;
 		iol_timer(&iol_fcounters(r)[H5D_F_META_TIME], &drt(r)->rt.last_meta_end, t1, t2);
@@ -710,9 +710,9 @@ herr_t H5Dflush(hid_t dset_id)
 		struct iol_record_block *r = iol_handle_get(IOL_H_H5D, (uint64_t)id);         \
 		if (!r)                                                                       \
 			return real_##name(id);                                               \
-		iol_tick t1 = iol_now();                                                      \
+		iol_tick t1 = iol_op_begin();                                                 \
 		herr_t ret = real_##name(id);                                                 \
-		iol_tick t2 = iol_now();                                                      \
+		iol_tick t2 = iol_op_end(t1);                                                 \
 		if (ret < 0)                                                                  \
 			return ret;                                                           \
 		int saved = errno;                                                            \

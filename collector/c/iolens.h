@@ -55,6 +55,35 @@ static inline iol_tick iol_now(void)
 #endif
 }
 
+/* ---- operation timing and function profiling (funcs.c) ---- */
+
+/* Per-thread word shared by the wrappers and the -finstrument-functions
+ * profiler: the low bits count the intercepted operations in progress on
+ * the thread (an HDF5 call doing POSIX writes is one operation), IOL_FN_ON
+ * is set once the thread entered an instrumented function. */
+IOL_HIDDEN extern __thread uint64_t iol_fn_state __attribute__((tls_model("initial-exec")));
+#define IOL_FN_ON (UINT64_C(1) << 63)
+
+/* Adds an outermost operation from t1 to t2 to the thread's I/O time. */
+IOL_HIDDEN void iol_fn_io(iol_tick t1, iol_tick t2);
+
+/* Time stamps around the real call of every timed wrapper:
+ *   iol_tick t1 = iol_op_begin(); ...real call...; iol_tick t2 = iol_op_end(t1);
+ * Without profiling the cost is an increment, a decrement and one
+ * predictable branch. */
+static inline iol_tick iol_op_begin(void)
+{
+	iol_fn_state++;
+	return iol_now();
+}
+static inline iol_tick iol_op_end(iol_tick t1)
+{
+	iol_tick t2 = iol_now();
+	if (IOL_UNLIKELY(--iol_fn_state == IOL_FN_ON))
+		iol_fn_io(t1, t2);
+	return t2;
+}
+
 /* Resolves the next definition of a wrapped function into real_<name>. The
  * pointer variable must be declared with IOL_REAL_DECL. */
 #define IOL_REAL_DECL(ret, name, args) static ret(*real_##name) args
@@ -85,9 +114,9 @@ static inline iol_tick iol_now(void)
 	struct iol_record_block *r = lookup;                \
 	if (!r)                                             \
 		return real_##name args;                    \
-	iol_tick t1 = iol_now();                            \
+	iol_tick t1 = iol_op_begin();                       \
 	ret v = real_##name args;                           \
-	iol_tick t2 = iol_now();                            \
+	iol_tick t2 = iol_op_end(t1);                       \
 	if (cond)                                           \
 		done;                                       \
 	return v
@@ -111,6 +140,20 @@ IOL_HIDDEN struct iol_store_header *iol_header(void);
 
 /* Sets the partial bit of a module: data was lost because a cap was hit. */
 IOL_HIDDEN void iol_set_partial(int module);
+
+/* Allocates a zeroed block of size bytes (a multiple of 8) in the store,
+ * lets fill(block, arg) write its fields and publishes it as type, all under
+ * the store lock. Returns the block, or NULL if there is no room or no
+ * store. */
+IOL_HIDDEN void *iol_block_new(uint32_t type, size_t size, void (*fill)(void *, const void *), const void *arg);
+
+/* Anonymous private zeroed memory of n bytes (reserved lazily), or NULL. */
+IOL_HIDDEN void *iol_alloc(size_t n);
+
+/* Function profiling: the thread's open frames are accounted up to now
+ * (exit, exec), or handed to a fork child's fresh store. */
+IOL_HIDDEN void iol_fn_flush(void);
+IOL_HIDDEN void iol_fn_fork_child(void);
 
 /* ---- records ---- */
 

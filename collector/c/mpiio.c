@@ -276,9 +276,9 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 	if (in_mpi || !iol_active)
 		return REAL(File_open)(comm, filename, amode, info, fh);
 	in_mpi++;
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = REAL(File_open)(comm, filename, amode, info, fh);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	in_mpi--;
 	if (ret == MPI_SUCCESS && fh)
 		opened(comm, filename, amode, info, *fh, t1, t2);
@@ -296,9 +296,9 @@ int MPI_File_close(MPI_File *fh)
 		return REAL(File_close)(fh);
 	MPI_File h = *fh;
 	in_mpi++;
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = REAL(File_close)(fh);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	in_mpi--;
 	iol_handle_del(IOL_H_MPIIO, file_key(h));
 	if (iol_enter(r)) {
@@ -318,9 +318,9 @@ int MPI_File_sync(MPI_File fh)
 	if (!r)
 		return REAL(File_sync)(fh);
 	in_mpi++;
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = REAL(File_sync)(fh);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	in_mpi--;
 	if (ret == MPI_SUCCESS && iol_enter(r)) {
 		iol_counters(r)[MPIIO_SYNCS]++;
@@ -340,9 +340,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 	if (!r)
 		return REAL(File_set_view)(fh, disp, etype, filetype, datarep, info);
 	in_mpi++;
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = REAL(File_set_view)(fh, disp, etype, filetype, datarep, info);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	in_mpi--;
 	if (ret == MPI_SUCCESS && iol_enter(r)) {
 		iol_counters(r)[MPIIO_VIEWS]++;
@@ -442,9 +442,9 @@ static void transfer(struct iol_record_block *r, int op, int counter, int64_t co
 			return REAL(name) args;                                          \
 		int64_t at = dxt_offset(r, fh, where, off);                              \
 		in_mpi++;                                                                \
-		iol_tick t1 = iol_now();                                                 \
+		iol_tick t1 = iol_op_begin();                                            \
 		int ret = REAL(name) args;                                               \
-		iol_tick t2 = iol_now();                                                 \
+		iol_tick t2 = iol_op_end(t1);                                            \
 		in_mpi--;                                                                \
 		if (ret == MPI_SUCCESS)                                                  \
 			transfer(r, op, counter, (int64_t)count, datatype, at, t1, t2);  \

@@ -172,9 +172,9 @@ static void file_opened(int ret, const char *path, const int *ncidp, int counter
 	{                                                                                    \
 		NC_RESOLVE(name);                                                           \
 		nc_setup();                                                                  \
-		iol_tick t1 = iol_now();                                                     \
+		iol_tick t1 = iol_op_begin();                                                \
 		int ret = real_##name(comm, path, mode, info, ncidp);                        \
-		iol_tick t2 = iol_now();                                                     \
+		iol_tick t2 = iol_op_end(t1);                                                \
 		int saved = errno;                                                           \
 		file_opened(ret, path, ncidp, counter, t1, t2);                              \
 		errno = saved;                                                               \
@@ -210,9 +210,9 @@ int ncmpi_close(int ncid)
 		put = -1;
 	if (!nc.inq_get_size || nc.inq_get_size(ncid, &get) != IOL_NC_NOERR)
 		get = -1;
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_ncmpi_close(ncid);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (ret != IOL_NC_NOERR)
 		return ret;
 	int saved = errno;
@@ -239,9 +239,9 @@ int ncmpi_close(int ncid)
 		struct iol_record_block *r = file_get(ncid);                   \
 		if (!r)                                                        \
 			return real_##name(ncid);                              \
-		iol_tick t1 = iol_now();                                       \
+		iol_tick t1 = iol_op_begin();                                  \
 		int ret = real_##name(ncid);                                   \
-		iol_tick t2 = iol_now();                                       \
+		iol_tick t2 = iol_op_end(t1);                                  \
 		if (ret == IOL_NC_NOERR && iol_enter(r)) {                     \
 			if (counter >= 0)                                      \
 				iol_counters(r)[counter]++;                    \
@@ -263,9 +263,9 @@ FILE_META_WRAPPER(ncmpi_sync, PNETCDF_FILE_SYNCS)
 		struct iol_record_block *r = file_get(ncid);                                  \
 		if (!r)                                                                       \
 			return real_##name(ncid, count, array_of_requests, array_of_statuses); \
-		iol_tick t1 = iol_now();                                                      \
+		iol_tick t1 = iol_op_begin();                                                 \
 		int ret = real_##name(ncid, count, array_of_requests, array_of_statuses);     \
-		iol_tick t2 = iol_now();                                                      \
+		iol_tick t2 = iol_op_end(t1);                                                 \
 		if (iol_enter(r)) {                                                           \
 			double *f = iol_fcounters(r);                                         \
 			iol_counters(r)[ret == IOL_NC_NOERR ? counter                         \
@@ -388,9 +388,9 @@ int ncmpi_def_var(int ncid, const char *name, nc_type xtype, int ndims, const in
 {
 	NC_RESOLVE(ncmpi_def_var);
 	nc_setup();
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_ncmpi_def_var(ncid, name, xtype, ndims, dimidsp, varidp);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
 	var_opened(ret, ncid, name, varidp, t1, t2);
 	errno = saved;
@@ -402,9 +402,9 @@ int ncmpi_inq_varid(int ncid, const char *name, int *varidp)
 {
 	NC_RESOLVE(ncmpi_inq_varid);
 	nc_setup();
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_ncmpi_inq_varid(ncid, name, varidp);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
 	var_opened(ret, ncid, name, varidp, t1, t2);
 	errno = saved;
@@ -533,9 +533,9 @@ static void var_io(struct iol_record_block *r, int ncid, const struct shape *s, 
 			iol_handle_get(IOL_H_NCVAR, var_handle(ncid, varid));                   \
 		if (IOL_LIKELY(!r))                                                             \
 			return real_##name args;                                                \
-		iol_tick t1 = iol_now();                                                        \
+		iol_tick t1 = iol_op_begin();                                                   \
 		int ret = real_##name args;                                                     \
-		iol_tick t2 = iol_now();                                                        \
+		iol_tick t2 = iol_op_end(t1);                                                   \
 		if (ret == IOL_NC_NOERR) {                                                      \
 			int saved = errno;                                                      \
 			struct shape s = {NC_ID shape_};                                        \

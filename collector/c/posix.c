@@ -128,9 +128,9 @@ static mode_t open_mode(int flags, va_list ap)
  * two time stamps, then `done` (which may use fd, t1 and t2), errno kept. */
 #define FD_CALL(name, args, done)                 \
 	IOL_RESOLVE(name);                        \
-	iol_tick t1 = iol_now();                  \
+	iol_tick t1 = iol_op_begin();             \
 	int fd = real_##name args;                \
-	iol_tick t2 = iol_now();                  \
+	iol_tick t2 = iol_op_end(t1);             \
 	int saved = errno;                        \
 	done;                                     \
 	errno = saved;                            \
@@ -295,9 +295,9 @@ static inline __attribute__((always_inline)) void rw(struct iol_record_block *r,
 		if (IOL_LIKELY(!r))                                          \
 			return real_##name args;                             \
 		int al = is_aligned;                                         \
-		iol_tick t1 = iol_now();                                     \
+		iol_tick t1 = iol_op_begin();                                \
 		ret n = real_##name args;                                    \
-		iol_tick t2 = iol_now();                                     \
+		iol_tick t2 = iol_op_end(t1);                                \
 		if (n >= 0)                                                  \
 			rw(r, op, off, (int64_t)n, al, t1, t2);              \
 		return n;                                                    \
@@ -345,9 +345,9 @@ ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size
 {
 	IOL_RESOLVE(copy_file_range);
 	int64_t io = in_off ? *in_off : -1, oo = out_off ? *out_off : -1;
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	ssize_t n = real_copy_file_range(in, in_off, out, out_off, len, flags);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	copied(in, io, out, oo, n, t1, t2);
 	return n;
 }
@@ -358,9 +358,9 @@ ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size
 	{                                                                     \
 		IOL_RESOLVE(name);                                            \
 		int64_t io = off ? *off : -1;                                 \
-		iol_tick t1 = iol_now();                                      \
+		iol_tick t1 = iol_op_begin();                                 \
 		ssize_t n = real_##name(out, in, off, count);                 \
-		iol_tick t2 = iol_now();                                      \
+		iol_tick t2 = iol_op_end(t1);                                 \
 		copied(in, io, out, -1, n, t1, t2);                           \
 		return n;                                                     \
 	}
@@ -483,9 +483,9 @@ AIO_RETURN_WRAPPER(aio_return64, struct aiocb64)
 		struct iol_record_block *r = iol_fd_get(fd);          \
 		if (!r)                                               \
 			return real_##name(fd, off, whence);          \
-		iol_tick t1 = iol_now();                              \
+		iol_tick t1 = iol_op_begin();                         \
 		offt ret = real_##name(fd, off, whence);              \
-		iol_tick t2 = iol_now();                              \
+		iol_tick t2 = iol_op_end(t1);                         \
 		if (ret >= 0 && iol_enter(r)) {                       \
 			prt(r)->rt.offset = ret;                      \
 			iol_counters(r)[POSIX_SEEKS]++;               \
@@ -506,9 +506,9 @@ SEEK_WRAPPER(lseek64, off64_t)
 		struct iol_record_block *r = iol_fd_get(fd);                    \
 		if (!r)                                                         \
 			return real_##name(fd);                                 \
-		iol_tick t1 = iol_now();                                        \
+		iol_tick t1 = iol_op_begin();                                   \
 		int ret = real_##name(fd);                                      \
-		iol_tick t2 = iol_now();                                        \
+		iol_tick t2 = iol_op_end(t1);                                   \
 		if (ret == 0 && iol_enter(r)) {                                 \
 			iol_counters(r)[counter]++;                             \
 			iol_timer(&iol_fcounters(r)[POSIX_F_WRITE_TIME],        \
@@ -528,9 +528,9 @@ int close(int fd)
 	struct iol_record_block *r = iol_fd_get(fd);
 	if (!r)
 		return real_close(fd);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_close(fd);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
 	iol_fd_del(fd);
 	if (iol_enter(r)) {
@@ -573,9 +573,9 @@ FD_WRAPPER(dup3, (int old, int new, int flags), (old, new, flags), dup_done(old,
 		IOL_RESOLVE(name);                                           \
 		if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)                \
 			return real_##name(fd, cmd, arg);                    \
-		iol_tick t1 = iol_now();                                     \
+		iol_tick t1 = iol_op_begin();                                \
 		int ret = real_##name(fd, cmd, arg);                         \
-		iol_tick t2 = iol_now();                                     \
+		iol_tick t2 = iol_op_end(t1);                                \
 		int saved = errno;                                           \
 		dup_done(fd, ret, t1, t2);                                   \
 		errno = saved;                                               \
@@ -589,9 +589,9 @@ IOL_REAL_DECL(int, fileno, (FILE *));
 int fileno(FILE *stream)
 {
 	IOL_RESOLVE(fileno);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int fd = real_fileno(stream);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (fd < 0)
 		return fd;
 	struct iol_record_block *s = iol_handle_get(IOL_H_STDIO, (uint64_t)(uintptr_t)stream);
@@ -649,9 +649,9 @@ static void path_stat_done(int ret, int is_reg, const char *path, iol_tick t1, i
 	int name(const char *path, st_t *st)                                       \
 	{                                                                          \
 		IOL_RESOLVE(name);                                                 \
-		iol_tick t1 = iol_now();                                           \
+		iol_tick t1 = iol_op_begin();                                      \
 		int ret = real_##name(path, st);                                   \
-		iol_tick t2 = iol_now();                                           \
+		iol_tick t2 = iol_op_end(t1);                                      \
 		path_stat_done(ret, ret == 0 && S_ISREG(st->st_mode), path, t1, t2); \
 		return ret;                                                        \
 	}
@@ -666,9 +666,9 @@ PATH_STAT_WRAPPER(lstat64, struct stat64)
 	int name(int ver, const char *path, st_t *st)                              \
 	{                                                                          \
 		IOL_RESOLVE(name);                                                 \
-		iol_tick t1 = iol_now();                                           \
+		iol_tick t1 = iol_op_begin();                                      \
 		int ret = real_##name(ver, path, st);                              \
-		iol_tick t2 = iol_now();                                           \
+		iol_tick t2 = iol_op_end(t1);                                      \
 		path_stat_done(ret, ret == 0 && S_ISREG(st->st_mode), path, t1, t2); \
 		return ret;                                                        \
 	}
@@ -686,9 +686,9 @@ XSTAT_WRAPPER(__lxstat64, struct stat64)
 		struct iol_record_block *r = iol_fd_get(fd);                \
 		if (!r)                                                     \
 			return real_##name args;                            \
-		iol_tick t1 = iol_now();                                    \
+		iol_tick t1 = iol_op_begin();                               \
 		int ret = real_##name args;                                 \
-		iol_tick t2 = iol_now();                                    \
+		iol_tick t2 = iol_op_end(t1);                               \
 		if (ret == 0 && S_ISREG((st)->st_mode))                     \
 			stat_done(r, t1, t2);                               \
 		return ret;                                                 \
@@ -716,9 +716,9 @@ static void statat_done(int ret, int is_reg, int dirfd, const char *path, int fl
 	int name(int dirfd, const char *path, st_t *st, int flags)                          \
 	{                                                                                   \
 		IOL_RESOLVE(name);                                                          \
-		iol_tick t1 = iol_now();                                                    \
+		iol_tick t1 = iol_op_begin();                                               \
 		int ret = real_##name(dirfd, path, st, flags);                              \
-		iol_tick t2 = iol_now();                                                    \
+		iol_tick t2 = iol_op_end(t1);                                               \
 		statat_done(ret, ret == 0 && S_ISREG(st->st_mode), dirfd, path, flags, t1, t2); \
 		return ret;                                                                 \
 	}
@@ -730,9 +730,9 @@ IOL_REAL_DECL(int, statx, (int, const char *, int, unsigned int, struct statx *)
 int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *st)
 {
 	IOL_RESOLVE(statx);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_statx(dirfd, path, flags, mask, st);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	statat_done(ret, ret == 0 && S_ISREG(st->stx_mode), dirfd, path, flags, t1, t2);
 	return ret;
 }
@@ -741,9 +741,9 @@ IOL_REAL_DECL(int, rename, (const char *, const char *));
 int rename(const char *from, const char *to)
 {
 	IOL_RESOLVE(rename);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_rename(from, to);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (ret != 0)
 		return ret;
 	int saved = errno;
@@ -776,9 +776,9 @@ IOL_REAL_DECL(int, unlink, (const char *));
 int unlink(const char *path)
 {
 	IOL_RESOLVE(unlink);
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_unlink(path);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (ret != 0)
 		return ret;
 	int saved = errno;

@@ -194,9 +194,9 @@ static void forget_fd(int fd)
 	{                                                                    \
 		IOL_RESOLVE(name);                                           \
 		stdio_start();                                               \
-		iol_tick t1 = iol_now();                                     \
+		iol_tick t1 = iol_op_begin();                                \
 		FILE *s = real_##name(path, mode);                           \
-		iol_tick t2 = iol_now();                                     \
+		iol_tick t2 = iol_op_end(t1);                                \
 		if (s) {                                                     \
 			int saved = errno;                                   \
 			opened(path_record(path), s, 0, t1, t2);             \
@@ -217,9 +217,9 @@ FOPEN_WRAPPER(fopen64)
 		IOL_RESOLVE(name);                                                    \
 		struct iol_record_block *o = stream_get(old);                         \
 		int fd = iol_active ? fileno_unlocked(old) : -1;                      \
-		iol_tick t1 = iol_now();                                              \
+		iol_tick t1 = iol_op_begin();                                         \
 		FILE *s = real_##name(path, mode, old);                               \
-		iol_tick t2 = iol_now();                                              \
+		iol_tick t2 = iol_op_end(t1);                                         \
 		int saved = errno;                                                    \
 		forget_fd(fd);                                                        \
 		if (s)                                                                \
@@ -238,9 +238,9 @@ FILE *fdopen(int fd, const char *mode)
 {
 	IOL_RESOLVE(fdopen);
 	stdio_start();
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	FILE *s = real_fdopen(fd, mode);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	if (s) {
 		int saved = errno;
 		struct iol_record_block *p = iol_fd_get(fd);
@@ -267,9 +267,9 @@ int fclose(FILE *s)
 	/* Unmapped before the call: once closed, the pointer may be reused
 	 * by another thread's fopen. */
 	iol_handle_del(IOL_H_STDIO, key(s));
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	int ret = real_fclose(s);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
 	forget_fd(fd);
 	if (iol_enter(r)) {
@@ -346,9 +346,9 @@ IOL_REAL_DECL(int, __vprintf_chk, (int, const char *, va_list));
 	struct iol_record_block *r = stream_get(s);                  \
 	if (!r)                                                      \
 		return vcall;                                        \
-	iol_tick t1 = iol_now();                                     \
+	iol_tick t1 = iol_op_begin();                                \
 	int v = vcall;                                               \
-	iol_tick t2 = iol_now();                                     \
+	iol_tick t2 = iol_op_end(t1);                                \
 	if (v > 0)                                                   \
 		WRITTEN(r, v, t1, t2);                               \
 	return v;
@@ -441,9 +441,9 @@ int __vprintf_chk(int flag, const char *fmt, va_list ap)
 	if (!r)                                                            \
 		return vcall;                                              \
 	int64_t before = ftello(s);                                        \
-	iol_tick t1 = iol_now();                                           \
+	iol_tick t1 = iol_op_begin();                                      \
 	int v = vcall;                                                     \
-	iol_tick t2 = iol_now();                                           \
+	iol_tick t2 = iol_op_end(t1);                                      \
 	if (v != 0) {                                                      \
 		int saved = errno;                                         \
 		int64_t after = ftello(s);                                 \
@@ -545,9 +545,9 @@ void rewind(FILE *s)
 		real_rewind(s);
 		return;
 	}
-	iol_tick t1 = iol_now();
+	iol_tick t1 = iol_op_begin();
 	real_rewind(s);
-	iol_tick t2 = iol_now();
+	iol_tick t2 = iol_op_end(t1);
 	positioned(r, s, 0, t1, t2);
 }
 
@@ -560,9 +560,9 @@ void rewind(FILE *s)
 		struct iol_record_block *r = s ? stream_get(s) : NULL;          \
 		if (!r)                                                         \
 			return real_##name(s);                                  \
-		iol_tick t1 = iol_now();                                        \
+		iol_tick t1 = iol_op_begin();                                   \
 		int v = real_##name(s);                                         \
-		iol_tick t2 = iol_now();                                        \
+		iol_tick t2 = iol_op_end(t1);                                   \
 		if (v >= 0)                                                     \
 			xfer(r, IOL_OP_WRITE, STDIO_FLUSHES, 0, t1, t2);        \
 		return v;                                                       \

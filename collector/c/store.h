@@ -80,7 +80,8 @@ struct iol_store_header {
 	uint32_t cmdline_len;     /*  336 */
 	uint32_t reserved0;       /*  340 */
 	char cmdline[3072];       /*  344: argv joined by blanks */
-	char pad[IOL_HEADER_SIZE - 3416];
+	uint64_t fn_lost;         /* 3416: function frames not profiled (depth or function cap) */
+	char pad[IOL_HEADER_SIZE - 3424];
 };
 
 /* Block types. */
@@ -89,6 +90,7 @@ enum iol_block_type {
 	IOL_BLK_RECORD = 2,
 	IOL_BLK_DXT = 3,
 	IOL_BLK_HEATMAP = 4,
+	IOL_BLK_FUNC = 5,
 };
 
 /* A record name; one per distinct id per process. */
@@ -153,6 +155,27 @@ struct iol_heatmap_block {
 	double width;         /* bin width in ticks (doubles when the bins collapse) */
 	int64_t write[IOL_HEATMAP_BINS];
 	int64_t read[IOL_HEATMAP_BINS];
+};
+
+/*
+ * The profile of one function of a program built with -finstrument-functions
+ * (funcs.c), one block per function address. Times are ticks. wall and io
+ * are inclusive and count only the outermost active call of the function on
+ * each thread (recursion is not counted twice); self_io is the I/O done
+ * while the function was the innermost frame. offset is addr minus the load
+ * bias of object, i.e. the function's virtual address in the ELF file.
+ */
+struct iol_func_block {
+	uint64_t word;
+	uint64_t addr;        /*  8: run-time address */
+	uint64_t offset;      /* 16: ELF virtual address in object */
+	uint64_t calls;       /* 24: completed calls (every activation) */
+	uint64_t wall;        /* 32: inclusive wall ticks */
+	uint64_t io;          /* 40: inclusive I/O ticks */
+	uint64_t self_io;     /* 48: I/O ticks as the innermost frame */
+	uint32_t object_len;  /* 56: length of object without NUL */
+	uint32_t pad;
+	char object[];        /* 64: path of the executable or shared object, NUL, padded to 8 */
 };
 
 #endif

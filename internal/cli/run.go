@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/iolens/iolens/collector"
 	"github.com/spf13/cobra"
@@ -15,8 +17,9 @@ func (e *exitCodeError) Error() string { return fmt.Sprintf("command exited with
 
 func newRunCmd(e *env) *cobra.Command {
 	var opts collector.RunOptions
+	var functions string
 	cmd := &cobra.Command{
-		Use:   "run [--log-dir DIR] [--dxt] [--app NAME] [--mpicc PATH] -- CMD [ARGS...]",
+		Use:   "run [--log-dir DIR] [--dxt] [--app NAME] [--mpicc PATH] [--functions FILE.json] -- CMD [ARGS...]",
 		Short: "Run a command and record its I/O as Darshan logs",
 		Long: `Run runs CMD with the collector preloaded into every process it starts
 (the library is built on first use, with the mpicc of the MPI the program
@@ -34,10 +37,15 @@ IOLENS_STORE_MAX (default 4G) cap the per-process trace and store sizes
 IOLENS_INCLUDE are extended regular expressions of file names to leave out
 or to keep despite the default exclusions (/etc/, /usr/, /proc/, /sys/,
 /dev/ except /dev/shm/, ...); IOLENS_MEMALIGN sets the memory alignment
-checked by POSIX_MEM_NOT_ALIGNED (default 8).`,
+checked by POSIX_MEM_NOT_ALIGNED (default 8).
+
+Programs built with -finstrument-functions are profiled per function
+(calls, inclusive wall and I/O time, summed over processes); --functions
+writes the profiles as JSON.`,
 		Example: `  iolens run -- ./app input.dat
   iolens run --dxt --log-dir logs -- mpiexec -n 4 ./app
-  iolens run --app sim -- sh -c './pre | ./sim > out'`,
+  iolens run --app sim -- sh -c './pre | ./sim > out'
+  iolens run --functions prof.json -- ./app_built_with_finstrument_functions`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("missing command to run (iolens run [flags] -- CMD [ARGS...])")
@@ -47,12 +55,18 @@ checked by POSIX_MEM_NOT_ALIGNED (default 8).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Stdin, opts.Stdout, opts.Stderr = e.stdin, e.stdout, e.stderr
 			opts.Log.Version = Version
+			opts.Functions = functions != ""
 			res, err := collector.Run(cmd.Context(), args, opts)
 			for _, p := range res.Logs {
 				fmt.Fprintf(e.stderr, "iolens: log %s\n", p)
 			}
 			if err != nil {
 				return err
+			}
+			if functions != "" {
+				if err := writeFunctions(functions, res.Functions); err != nil {
+					return err
+				}
 			}
 			if res.ExitCode != 0 {
 				return &exitCodeError{res.ExitCode}
@@ -66,7 +80,23 @@ checked by POSIX_MEM_NOT_ALIGNED (default 8).`,
 	fl.BoolVar(&opts.DXT, "dxt", false, "trace every POSIX and MPI-IO operation (DXT)")
 	fl.StringVar(&opts.App, "app", "", "application name used in log file names")
 	fl.StringVar(&opts.MPICC, "mpicc", "", "build the collector with this MPI compiler wrapper instead of detecting it")
+	fl.StringVar(&functions, "functions", "", "write the function profiles (-finstrument-functions builds) to this JSON file")
 	return cmd
+}
+
+// writeFunctions writes function profiles as a JSON array, mode 0600.
+func writeFunctions(path string, stats []collector.FunctionStat) error {
+	if stats == nil {
+		stats = []collector.FunctionStat{}
+	}
+	data, err := json.MarshalIndent(stats, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing function profiles: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("writing function profiles: %w", err)
+	}
+	return nil
 }
 
 // commandExit returns the exit status carried by err, if any.
