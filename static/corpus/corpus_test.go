@@ -1,0 +1,83 @@
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const corpusDir = "../../testdata/static/corpus"
+
+func TestLoadCorpus(t *testing.T) {
+	m, err := Load(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Programs) < 22 {
+		t.Errorf("%d programs, want at least 22", len(m.Programs))
+	}
+	langs, mpi := map[string]int{}, 0
+	for _, p := range m.Programs {
+		langs[p.Language]++
+		if p.Ranks > 1 {
+			mpi++
+		}
+		if !strings.Contains(strings.Join(p.Build, " "), "-finstrument-functions") {
+			t.Errorf("%s: built without -finstrument-functions", p.Name)
+		}
+	}
+	if langs[LangC] == 0 || langs[LangCXX] == 0 || langs[LangFortran] < 2 || mpi < 2 {
+		t.Errorf("languages %v, %d MPI programs", langs, mpi)
+	}
+	if p, ok := m.Program("extsort"); !ok || p.Dir != corpusDir {
+		t.Errorf("Program(extsort) = %+v, %v", p, ok)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for name, manifest := range map[string]string{
+		"syntax":    `{"programs": [`,
+		"duplicate": `{"programs": [{"name": "a", "language": "c", "sources": ["a.c"], "build": ["cc", "-o", "{out}", "{src}"], "ranks": 1}, {"name": "a", "language": "c", "sources": ["a.c"], "build": ["cc", "-o", "{out}", "{src}"], "ranks": 1}]}`,
+		"language":  `{"programs": [{"name": "a", "language": "cobol", "sources": ["a.c"], "build": ["cc", "-o", "{out}", "{src}"], "ranks": 1}]}`,
+		"source":    `{"programs": [{"name": "a", "language": "c", "sources": ["missing.c"], "build": ["cc", "-o", "{out}", "{src}"], "ranks": 1}]}`,
+		"template":  `{"programs": [{"name": "a", "language": "c", "sources": ["a.c"], "build": ["cc", "{src}"], "ranks": 1}]}`,
+		"ranks":     `{"programs": [{"name": "a", "language": "c", "sources": ["a.c"], "build": ["cc", "-o", "{out}", "{src}"]}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "a.c"), []byte("int main(void) { return 0; }\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, ManifestName), []byte(manifest), 0o644)
+			if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), dir) {
+				t.Errorf("Load: %v, want an error naming %s", err, dir)
+			}
+		})
+	}
+	if _, err := Load(t.TempDir()); err == nil {
+		t.Error("Load of a directory without a manifest succeeded")
+	}
+}
+
+func TestSourceName(t *testing.T) {
+	for _, tc := range []struct{ lang, sym, want string }{
+		{LangC, "compute", "compute"},
+		{LangC, "dump.constprop.0", "dump"},
+		{LangC, "trailing_", "trailing_"},
+		{LangFortran, "dump_", "dump"},
+		{LangFortran, "__stencil_mod_MOD_sweep", "sweep"},
+		{LangFortran, "MAIN__", "MAIN__"},
+		{LangFortran, "main", "main"},
+		{LangCXX, "_ZN5Table4fillEv", "Table::fill"},
+		{LangCXX, "_ZNK5Table4saveERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", "Table::save"},
+		{LangCXX, "_ZN5TableC2Ei", "Table::Table"},
+		{LangCXX, "_ZN5TableD1Ev", "Table::~Table"},
+		{LangCXX, "_Z7computei", "compute"},
+		{LangCXX, "_ZNSt6vectorIdSaIdEED2Ev", "std::vector::~vector"},
+		{LangCXX, "main", "main"},
+		{LangCXX, "_Zbad", "_Zbad"},
+	} {
+		if got := SourceName(tc.lang, tc.sym); got != tc.want {
+			t.Errorf("SourceName(%s, %s) = %q, want %q", tc.lang, tc.sym, got, tc.want)
+		}
+	}
+}
