@@ -1,0 +1,326 @@
+package pdg
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// ErrNoEntry is returned when Options.Entry names a function the program
+// does not define.
+var ErrNoEntry = errors.New("entry function not found")
+
+// builder holds the state of one Build.
+type builder struct {
+	prog   *ir.Program
+	opts   Options
+	graph  *Graph
+	funcs  map[string][]funcDef // program functions by name (Fortran: lower case)
+	shared map[*ir.File]*shared
+	// Program-wide constants and globals, shared by every environment.
+	progConsts map[string]ir.Expr
+	globals    map[string]Value
+	globalVars map[string]*ir.Var
+	// instances maps a function and a context key to its node.
+	instances map[*ir.Func]map[string]*Node
+	active    map[*ir.Func]bool // functions being analysed (on the call stack)
+	depth     int
+	reachable bool // analysing from the entry
+
+	handles int                // handles created so far (their IDs)
+	units   map[string]*Handle // Fortran units by number, program-wide
+	seeked  map[*Handle]string // handles whose next access follows a seek, and the seek routine
+	stdout  *Handle
+	stdin   *Handle
+}
+
+type funcDef struct {
+	f    *ir.Func
+	file *ir.File
+}
+
+// Build builds the program dependency graph of prog. It analyses the entry
+// function and everything it calls, then every function not reached as a
+// root of its own. Problems in the code (unresolved calls, unknown bounds)
+// are not errors: they leave unknown calls and default trip counts.
+func Build(prog *ir.Program, opts Options) (*Graph, error) {
+	if prog == nil {
+		return nil, errors.New("pdg: nil program")
+	}
+	b := &builder{
+		prog:      prog,
+		opts:      opts.withDefaults(),
+		funcs:     map[string][]funcDef{},
+		shared:    map[*ir.File]*shared{},
+		instances: map[*ir.Func]map[string]*Node{},
+		active:    map[*ir.Func]bool{},
+		units:     map[string]*Handle{},
+		seeked:    map[*Handle]string{},
+	}
+	b.graph = &Graph{Options: b.opts}
+	b.stdout = &Handle{ID: b.nextID(), Kind: StdHandle, Name: "<stdout>", Mode: iosem.ModeWrite, Elems: -1}
+	b.stdin = &Handle{ID: b.nextID(), Kind: StdHandle, Name: "<stdin>", Mode: iosem.ModeRead, Elems: -1}
+	b.index()
+	b.analyseGlobals()
+
+	entry, err := b.findEntry()
+	if err != nil {
+		return nil, err
+	}
+	if entry.f != nil {
+		b.reachable = true
+		n := b.instance(entry, "", b.entryBindings(entry))
+		b.reachable = false
+		b.graph.Entry = n
+		b.graph.Roots = append(b.graph.Roots, n)
+	}
+	for _, d := range b.unreachedRoots() {
+		b.graph.Roots = append(b.graph.Roots, b.instance(d, "", nil))
+	}
+	b.fileNodes()
+	return b.graph, nil
+}
+
+func (b *builder) nextID() int {
+	b.handles++
+	return b.handles
+}
+
+// index records every function by name; Fortran names and C++ methods are
+// also found by their unqualified name.
+func (b *builder) index() {
+	for _, file := range b.prog.Files {
+		if file == nil {
+			continue
+		}
+		for _, f := range file.Funcs {
+			d := funcDef{f, file}
+			b.funcs[f.Name] = append(b.funcs[f.Name], d)
+			if i := strings.LastIndex(f.Name, "::"); i >= 0 {
+				b.funcs[f.Name[i+2:]] = append(b.funcs[f.Name[i+2:]], d)
+			}
+		}
+	}
+}
+
+// resolve returns the program function a call names, preferring one
+// defined in the caller's file, and false when there is none.
+func (b *builder) resolve(name string, from *ir.File) (funcDef, bool) {
+	defs := b.funcs[name]
+	if len(defs) == 0 && from != nil && from.Lang == ir.Fortran {
+		defs = b.funcs[strings.ToLower(name)]
+	}
+	for _, d := range defs {
+		if d.file == from {
+			return d, true
+		}
+	}
+	if len(defs) > 0 {
+		return defs[0], true
+	}
+	return funcDef{}, false
+}
+
+// findEntry returns Options.Entry, or main, or the Fortran main program.
+// With no entry option and none of those, it returns a zero funcDef.
+func (b *builder) findEntry() (funcDef, error) {
+	if b.opts.Entry != "" {
+		if d, ok := b.resolve(b.opts.Entry, nil); ok {
+			return d, nil
+		}
+		if d, ok := b.resolve(strings.ToLower(b.opts.Entry), nil); ok {
+			return d, nil
+		}
+		return funcDef{}, fmt.Errorf("pdg: %w: %q", ErrNoEntry, b.opts.Entry)
+	}
+	if d, ok := b.resolve("main", nil); ok {
+		return d, nil
+	}
+	for _, file := range b.prog.Files {
+		for _, f := range file.Funcs {
+			if f.Kind == ir.MainProgram {
+				return funcDef{f, file}, nil
+			}
+		}
+	}
+	return funcDef{}, nil
+}
+
+// entryBindings binds C's argc and argv to the program arguments.
+func (b *builder) entryBindings(d funcDef) []Value {
+	if d.f.Kind == ir.MainProgram || len(d.f.Params) == 0 {
+		return nil
+	}
+	vals := make([]Value, len(d.f.Params))
+	if b.opts.Args != nil {
+		vals[0] = IntValue(int64(len(b.opts.Args)+1), Argument)
+	}
+	if len(vals) > 1 {
+		vals[1] = Value{Kind: Argv, Origin: Argument}
+	}
+	return vals
+}
+
+// instance returns the node of function d analysed with its parameters
+// bound to vals (nil: all unknown), analysing it if this context is new.
+// ctxKey is derived from vals when empty.
+func (b *builder) instance(d funcDef, ctxKey string, vals []Value) *Node {
+	if ctxKey == "" {
+		ctxKey = contextKey(vals)
+	}
+	ctxs := b.instances[d.f]
+	if ctxs == nil {
+		ctxs = map[string]*Node{}
+		b.instances[d.f] = ctxs
+	}
+	if n, ok := ctxs[ctxKey]; ok {
+		return n
+	}
+	if len(ctxs) >= b.opts.MaxContexts {
+		ctxKey, vals = "", nil
+		if n, ok := ctxs[ctxKey]; ok {
+			return n
+		}
+	}
+	n := &Node{
+		Kind:      FuncNode,
+		Name:      d.f.Name,
+		Pos:       d.f.Pos,
+		EndLine:   d.f.EndLine,
+		Func:      d.f,
+		Path:      d.file.Path,
+		Lang:      d.file.Lang,
+		Context:   ctxKey,
+		Reachable: b.reachable,
+		Taken:     -1,
+	}
+	ctxs[ctxKey] = n
+	b.graph.Funcs = append(b.graph.Funcs, n)
+
+	b.active[d.f] = true
+	b.depth++
+	w := b.newWalker(d, n, vals)
+	w.walk(d.f.Body, n)
+	b.depth--
+	delete(b.active, d.f)
+	return n
+}
+
+// contextKey spells the parameter values of a context; all unknown is "".
+func contextKey(vals []Value) string {
+	known := false
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = v.key()
+		known = known || v.Kind != Unknown
+	}
+	if !known {
+		return ""
+	}
+	return strings.Join(parts, ",")
+}
+
+// unreachedRoots returns the functions not analysed yet that no other
+// unanalysed function calls, then, for call cycles among the rest, one
+// function per cycle; each is analysed as a root before the next is
+// chosen.
+func (b *builder) unreachedRoots() []funcDef {
+	var pending []funcDef
+	for _, file := range b.prog.Files {
+		for _, f := range file.Funcs {
+			if b.instances[f] == nil {
+				pending = append(pending, funcDef{f, file})
+			}
+		}
+	}
+	called := map[*ir.Func]bool{}
+	for _, d := range pending {
+		for _, c := range calledFuncs(d, b) {
+			if c != d.f {
+				called[c] = true
+			}
+		}
+	}
+	var roots []funcDef
+	for _, d := range pending {
+		if !called[d.f] {
+			roots = append(roots, d)
+		}
+	}
+	for _, d := range pending {
+		if called[d.f] {
+			roots = append(roots, d) // analysed only if still unreached
+		}
+	}
+	var out []funcDef
+	for _, d := range roots {
+		if b.instances[d.f] == nil {
+			out = append(out, d)
+			b.instance(d, "", nil)
+		}
+	}
+	return out
+}
+
+// calledFuncs returns the program functions d calls directly.
+func calledFuncs(d funcDef, b *builder) []*ir.Func {
+	var out []*ir.Func
+	visitStmts(d.f.Body, func(s ir.Stmt) {
+		if c, ok := s.(*ir.Call); ok && !c.Indirect {
+			if t, ok := b.resolve(c.Callee, d.file); ok {
+				out = append(out, t.f)
+			}
+		}
+	})
+	return out
+}
+
+// visitStmts calls f for every statement of blk, nested ones included.
+func visitStmts(blk ir.Block, f func(ir.Stmt)) {
+	for _, s := range blk {
+		f(s)
+		switch s := s.(type) {
+		case *ir.Loop:
+			visitStmts(s.Body, f)
+		case *ir.If:
+			visitStmts(s.Then, f)
+			visitStmts(s.Else, f)
+		case *ir.Switch:
+			for _, c := range s.Cases {
+				visitStmts(c, f)
+			}
+		}
+	}
+}
+
+// fileNodes builds one FileNode per file holding, per function, the node
+// of the first context analysed, and the space of its global arrays.
+func (b *builder) fileNodes() {
+	for _, file := range b.prog.Files {
+		if file == nil {
+			continue
+		}
+		fn := &Node{Kind: FileNode, Name: file.Path, Pos: ir.Pos{File: file.Path, Line: 1}, EndLine: file.Lines,
+			Lang: file.Lang, Taken: -1}
+		env := newEnv(b.sharedOf(file))
+		for _, g := range file.Globals {
+			if len(g.Type.Dims) > 0 {
+				if n, ok := env.typeSize(g.Type); ok {
+					fn.Space += float64(n)
+				}
+			}
+		}
+		for _, f := range file.Funcs {
+			for _, n := range b.graph.Funcs {
+				if n.Func == f {
+					fn.Children = append(fn.Children, n)
+					break
+				}
+			}
+		}
+		b.graph.Files = append(b.graph.Files, fn)
+	}
+}

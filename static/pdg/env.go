@@ -1,0 +1,178 @@
+package pdg
+
+import (
+	"maps"
+
+	"github.com/iolens/iolens/static/ir"
+)
+
+// Env is the environment in which Eval evaluates expressions: the values
+// and declarations of a function's variables, the compile-time constants
+// of its file and of the whole program, the program's global variables,
+// and the program arguments.
+//
+// Local values are flow-sensitive: the builder sets them as it walks the
+// statements in order, kills the variables a loop assigns before walking
+// the loop, and keeps after a branch only the values every alternative
+// agrees on.
+type Env struct {
+	vals   map[string]Value   // locals and parameters
+	vars   map[string]*ir.Var // declarations in scope
+	locals map[string]bool    // names declared in the function
+	elems  map[string]int64   // element counts of allocated arrays (malloc, ALLOCATE)
+	calls  map[string]Value   // result of the latest hoisted call, by callee
+	shared *shared
+}
+
+// shared is the part of an environment common to every function of a
+// program.
+type shared struct {
+	consts     map[string]ir.Expr // constants of the file being analysed
+	progConsts map[string]ir.Expr // constants of every file, for module PARAMETERs
+	globals    map[string]Value   // global variables' values (constants, and handles set at run)
+	globalVars map[string]*ir.Var
+	args       []string
+	hasArgs    bool
+}
+
+// NewEnv returns an environment with the file constants consts and the
+// program arguments args (nil when unknown: argc and argv[i] then have no
+// value).
+func NewEnv(consts map[string]ir.Expr, args []string) *Env {
+	return newEnv(&shared{
+		consts:     consts,
+		progConsts: consts,
+		globals:    map[string]Value{},
+		globalVars: map[string]*ir.Var{},
+		args:       args,
+		hasArgs:    args != nil,
+	})
+}
+
+func newEnv(s *shared) *Env {
+	return &Env{
+		vals:   map[string]Value{},
+		vars:   map[string]*ir.Var{},
+		locals: map[string]bool{},
+		elems:  map[string]int64{},
+		calls:  map[string]Value{},
+		shared: s,
+	}
+}
+
+// Set gives name the value v. Names not declared in the function are
+// globals: only handles are recorded for them (a global FILE* opened in
+// one function and written in another); their other values come from the
+// program-wide analysis of global assignments.
+func (e *Env) Set(name string, v Value) {
+	if name == "" {
+		return
+	}
+	if !e.locals[name] && e.shared.globalVars[name] != nil {
+		if v.Kind == HandleVal {
+			e.shared.globals[name] = v
+		}
+		return
+	}
+	if v.Kind == Unknown {
+		delete(e.vals, name)
+		return
+	}
+	e.vals[name] = v
+}
+
+// Kill forgets the value of name.
+func (e *Env) Kill(name string) { e.Set(name, Value{}) }
+
+// Lookup returns the value of the variable or constant name.
+func (e *Env) Lookup(name string) (Value, bool) {
+	v := e.lookup(name, 0)
+	return v, v.Kind != Unknown
+}
+
+// Declare declares a local variable; it has no value until Set.
+func (e *Env) Declare(v *ir.Var) {
+	e.vars[v.Name] = v
+	e.locals[v.Name] = true
+	delete(e.elems, v.Name)
+}
+
+// Var returns the declaration of name, local or global, or nil.
+func (e *Env) Var(name string) *ir.Var {
+	if v := e.vars[name]; v != nil {
+		return v
+	}
+	return e.shared.globalVars[name]
+}
+
+// Clone returns a copy of e whose local state can change independently.
+func (e *Env) Clone() *Env {
+	c := *e
+	c.vals = maps.Clone(e.vals)
+	c.vars = maps.Clone(e.vars)
+	c.locals = maps.Clone(e.locals)
+	c.elems = maps.Clone(e.elems)
+	c.calls = maps.Clone(e.calls)
+	return &c
+}
+
+// merge keeps in e only the local values that every environment of alts
+// agrees on (the state after a branch).
+func (e *Env) merge(alts []*Env) {
+	if len(alts) == 0 {
+		return
+	}
+	first := alts[0]
+	*e = *first.Clone()
+	for name, v := range first.vals {
+		for _, a := range alts[1:] {
+			if w, ok := a.vals[name]; !ok || !w.equal(v) {
+				delete(e.vals, name)
+				break
+			}
+		}
+	}
+	for name, n := range first.elems {
+		for _, a := range alts[1:] {
+			if a.elems[name] != n {
+				delete(e.elems, name)
+				break
+			}
+		}
+	}
+}
+
+// lookup resolves name: a local value, then a constant of the file or the
+// program (evaluated, at most depth levels of constants deep), then a
+// global's value. An undeclared name without a definition is a symbol.
+func (e *Env) lookup(name string, depth int) Value {
+	if v, ok := e.vals[name]; ok {
+		switch {
+		case v.Kind == HandleVal || v.Kind == Argv || v.Kind == Sym:
+			return v
+		case e.vars[name] != nil && e.vars[name].Const:
+			return v.with(Constant)
+		}
+		return v.with(Propagated)
+	}
+	if e.locals[name] {
+		return Value{}
+	}
+	if x, ok := e.shared.consts[name]; ok && depth < maxConstDepth {
+		return e.eval(x, depth+1).with(Constant)
+	}
+	if x, ok := e.shared.progConsts[name]; ok && depth < maxConstDepth {
+		return e.eval(x, depth+1).with(Constant)
+	}
+	if v, ok := e.shared.globals[name]; ok {
+		return v
+	}
+	if e.shared.globalVars[name] != nil {
+		return Value{}
+	}
+	return Value{Kind: Sym, S: name}
+}
+
+// maxConstDepth bounds the expansion of constants defined by other
+// constants (and breaks cycles between them).
+const maxConstDepth = 32

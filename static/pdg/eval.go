@@ -1,0 +1,398 @@
+package pdg
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/iolens/iolens/static/ir"
+)
+
+// Eval returns the compile-time value of x in env, or a Value of kind
+// Unknown. It folds literals, constants and propagated variables through
+// the arithmetic, shift, comparison and logical operators, the conditional
+// operator, casts, sizeof (from Type.Size and Dims), argv[i], and the pure
+// library functions of pureFuncs (atoi(argv[1]), MIN, MOD...). A call
+// hoisted earlier by the front-end (a CallExpr of a non-pure routine)
+// evaluates to the result recorded for it, e.g. the handle fopen returned.
+func Eval(x ir.Expr, env *Env) Value { return env.eval(x, 0) }
+
+func (e *Env) eval(x ir.Expr, depth int) Value {
+	switch x := x.(type) {
+	case ir.Int:
+		return IntValue(x.V, Literal)
+	case ir.Float:
+		return FloatValue(x.V, Literal)
+	case ir.Str:
+		return StrValue(x.V, Literal)
+	case ir.Ref:
+		return e.lookup(x.Name, depth)
+	case ir.Index:
+		return e.evalIndex(x, depth)
+	case ir.Unary:
+		return unary(x.Op, e.eval(x.X, depth))
+	case ir.Binary:
+		return binary(x.Op, e.eval(x.L, depth), e.eval(x.R, depth))
+	case ir.Cond:
+		c := e.eval(x.C, depth)
+		if t, ok := truth(c); ok {
+			if t {
+				return e.eval(x.T, depth).with(c.Origin)
+			}
+			return e.eval(x.F, depth).with(c.Origin)
+		}
+		if t, f := e.eval(x.T, depth), e.eval(x.F, depth); t.Kind != Unknown && t.equal(f) {
+			return t
+		}
+	case ir.Cast:
+		return cast(x.Type, e.eval(x.X, depth))
+	case ir.SizeOf:
+		var n int64
+		var ok bool
+		if x.X == nil {
+			n, ok = e.typeSize(x.Type)
+		} else {
+			n, ok = e.exprSize(x.X)
+		}
+		if ok {
+			return IntValue(n, Literal)
+		}
+	case ir.CallExpr:
+		return e.evalCall(x, depth)
+	}
+	return Value{}
+}
+
+// evalIndex evaluates argv[i] (a string of Options.Args, or the program
+// name for argv[0]).
+func (e *Env) evalIndex(x ir.Index, depth int) Value {
+	arr := e.eval(x.X, depth)
+	if arr.Kind != Argv || len(x.Idx) != 1 {
+		return Value{}
+	}
+	i, ok := e.eval(x.Idx[0], depth).Int()
+	switch {
+	case !ok || i < 0:
+		return Value{}
+	case i == 0:
+		return StrValue("prog", Argument)
+	case int(i) <= len(e.shared.args):
+		return StrValue(e.shared.args[i-1], Argument)
+	}
+	return Value{}
+}
+
+func truth(v Value) (bool, bool) {
+	switch v.Kind {
+	case Int:
+		return v.I != 0, true
+	case Float:
+		return v.F != 0, true
+	}
+	return false, false
+}
+
+func boolValue(b bool, o Origin) Value {
+	if b {
+		return IntValue(1, o)
+	}
+	return IntValue(0, o)
+}
+
+func unary(op string, v Value) Value {
+	switch {
+	case op == "+":
+		return v
+	case op == "-" && v.Kind == Int:
+		return IntValue(-v.I, v.Origin)
+	case op == "-" && v.Kind == Float:
+		return FloatValue(-v.F, v.Origin)
+	case op == "!":
+		if t, ok := truth(v); ok {
+			return boolValue(!t, v.Origin)
+		}
+	case op == "~" && v.Kind == Int:
+		return IntValue(^v.I, v.Origin)
+	}
+	return Value{}
+}
+
+// binary folds l op r. Integers stay integers (C and Fortran integer
+// division truncates); a float operand makes the result a float.
+func binary(op string, l, r Value) Value {
+	o := max(l.Origin, r.Origin)
+	switch op {
+	case "&&", "||":
+		lt, lok := truth(l)
+		rt, rok := truth(r)
+		switch {
+		case op == "&&" && lok && !lt, op == "&&" && rok && !rt:
+			return boolValue(false, o)
+		case op == "||" && lok && lt, op == "||" && rok && rt:
+			return boolValue(true, o)
+		case lok && rok:
+			return boolValue(op == "&&" && lt && rt || op == "||" && (lt || rt), o)
+		}
+		return Value{}
+	case "==", "!=":
+		if l.Kind == Sym && r.Kind == Sym {
+			return boolValue((l.S == r.S) == (op == "=="), o)
+		}
+		if l.Kind == Str && r.Kind == Str {
+			return boolValue((l.S == r.S) == (op == "=="), o)
+		}
+	}
+	if l.Kind == Int && r.Kind == Int {
+		return intBinary(op, l.I, r.I, o)
+	}
+	lf, lok := l.Float()
+	rf, rok := r.Float()
+	if !lok || !rok {
+		return Value{}
+	}
+	return floatBinary(op, lf, rf, o)
+}
+
+func intBinary(op string, a, b int64, o Origin) Value {
+	switch op {
+	case "+":
+		return IntValue(a+b, o)
+	case "-":
+		return IntValue(a-b, o)
+	case "*":
+		return IntValue(a*b, o)
+	case "/", "%":
+		if b == 0 {
+			return Value{}
+		}
+		if op == "/" {
+			return IntValue(a/b, o)
+		}
+		return IntValue(a%b, o)
+	case "**":
+		if b < 0 || b > 62 {
+			return FloatValue(math.Pow(float64(a), float64(b)), o)
+		}
+		p := int64(1)
+		for range b {
+			p *= a
+		}
+		return IntValue(p, o)
+	case "<<":
+		if b < 0 || b > 62 {
+			return Value{}
+		}
+		return IntValue(a<<b, o)
+	case ">>":
+		if b < 0 || b > 62 {
+			return Value{}
+		}
+		return IntValue(a>>b, o)
+	case "&":
+		return IntValue(a&b, o)
+	case "|":
+		return IntValue(a|b, o)
+	case "^":
+		return IntValue(a^b, o)
+	}
+	return compare(op, float64(a), float64(b), o)
+}
+
+func floatBinary(op string, a, b float64, o Origin) Value {
+	switch op {
+	case "+":
+		return FloatValue(a+b, o)
+	case "-":
+		return FloatValue(a-b, o)
+	case "*":
+		return FloatValue(a*b, o)
+	case "/":
+		if b == 0 {
+			return Value{}
+		}
+		return FloatValue(a/b, o)
+	case "**":
+		return FloatValue(math.Pow(a, b), o)
+	}
+	return compare(op, a, b, o)
+}
+
+func compare(op string, a, b float64, o Origin) Value {
+	switch op {
+	case "<":
+		return boolValue(a < b, o)
+	case "<=":
+		return boolValue(a <= b, o)
+	case ">":
+		return boolValue(a > b, o)
+	case ">=":
+		return boolValue(a >= b, o)
+	case "==":
+		return boolValue(a == b, o)
+	case "!=":
+		return boolValue(a != b, o)
+	}
+	return Value{}
+}
+
+// cast converts numbers to integer types (truncating) or floating types.
+func cast(t ir.Type, v Value) Value {
+	if t.Pointer > 0 || !v.Known() {
+		return v
+	}
+	n := strings.ToLower(t.Name)
+	if strings.Contains(n, "float") || strings.Contains(n, "double") || strings.HasPrefix(n, "real") {
+		f, _ := v.Float()
+		return FloatValue(f, v.Origin)
+	}
+	i, _ := v.Int()
+	return IntValue(i, v.Origin)
+}
+
+// pureFuncs evaluates the library functions and Fortran intrinsics whose
+// result follows from their arguments, by lower-case name.
+var pureFuncs = map[string]func(env *Env, args []Value) Value{
+	"atoi": parseInt, "atol": parseInt, "atoll": parseInt,
+	"strtol": parseInt, "strtoll": parseInt, "strtoul": parseInt, "strtoull": parseInt,
+	"atof": parseFloat, "strtod": parseFloat, "strtof": parseFloat,
+	"abs": absValue, "labs": absValue, "fabs": absValue, "iabs": absValue, "dabs": absValue,
+	"min": extremum(-1), "max": extremum(1), "fmin": extremum(-1), "fmax": extremum(1),
+	"min0": extremum(-1), "max0": extremum(1), "amin1": extremum(-1), "amax1": extremum(1),
+	"mod":                    func(_ *Env, a []Value) Value { return arg2(a, "%") },
+	"pow":                    func(_ *Env, a []Value) Value { return arg2(a, "**") },
+	"int":                    func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "int"}) },
+	"nint":                   roundValue,
+	"lround":                 roundValue,
+	"floor":                  func(_ *Env, a []Value) Value { return mathValue(a, math.Floor) },
+	"ceil":                   func(_ *Env, a []Value) Value { return mathValue(a, math.Ceil) },
+	"ceiling":                func(_ *Env, a []Value) Value { return mathValue(a, math.Ceil) },
+	"sqrt":                   func(_ *Env, a []Value) Value { return mathValue(a, math.Sqrt) },
+	"real":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
+	"dble":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
+	"float":                  func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
+	"command_argument_count": argCount,
+	"iargc":                  argCount,
+}
+
+// argCount is Fortran's COMMAND_ARGUMENT_COUNT (and IARGC).
+func argCount(env *Env, _ []Value) Value {
+	if !env.shared.hasArgs {
+		return Value{}
+	}
+	return IntValue(int64(len(env.shared.args)), Argument)
+}
+
+func (e *Env) evalCall(x ir.CallExpr, depth int) Value {
+	if f, ok := pureFuncs[strings.ToLower(strings.TrimPrefix(x.Callee, "std::"))]; ok {
+		args := make([]Value, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = e.eval(a, depth)
+		}
+		return f(e, args)
+	}
+	return e.calls[x.Callee]
+}
+
+func parseInt(_ *Env, a []Value) Value {
+	if len(a) == 0 || a[0].Kind != Str {
+		return Value{}
+	}
+	s := strings.TrimSpace(a[0].S)
+	if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return IntValue(i, a[0].Origin)
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return IntValue(int64(f), a[0].Origin)
+	}
+	return Value{}
+}
+
+func parseFloat(_ *Env, a []Value) Value {
+	if len(a) == 0 || a[0].Kind != Str {
+		return Value{}
+	}
+	if f, err := strconv.ParseFloat(strings.TrimSpace(a[0].S), 64); err == nil {
+		return FloatValue(f, a[0].Origin)
+	}
+	return Value{}
+}
+
+func absValue(_ *Env, a []Value) Value {
+	if len(a) != 1 {
+		return Value{}
+	}
+	switch v := a[0]; {
+	case v.Kind == Int && v.I < 0:
+		return IntValue(-v.I, v.Origin)
+	case v.Kind == Float:
+		return FloatValue(math.Abs(v.F), v.Origin)
+	case v.Kind == Int:
+		return v
+	}
+	return Value{}
+}
+
+// extremum returns MIN (sign -1) or MAX (sign 1) of its arguments.
+func extremum(sign int) func(*Env, []Value) Value {
+	return func(_ *Env, a []Value) Value {
+		if len(a) == 0 {
+			return Value{}
+		}
+		best := a[0]
+		for _, v := range a[1:] {
+			op := "<"
+			if sign > 0 {
+				op = ">"
+			}
+			c, ok := truth(binary(op, v, best))
+			if !ok {
+				return Value{}
+			}
+			if c {
+				best = v.with(best.Origin)
+			} else {
+				best = best.with(v.Origin)
+			}
+		}
+		if !best.Known() {
+			return Value{}
+		}
+		return best
+	}
+}
+
+func arg2(a []Value, op string) Value {
+	if len(a) != 2 {
+		return Value{}
+	}
+	return binary(op, a[0], a[1])
+}
+
+func conv(a []Value, t ir.Type) Value {
+	if len(a) == 0 {
+		return Value{}
+	}
+	return cast(t, a[0])
+}
+
+func roundValue(_ *Env, a []Value) Value {
+	if len(a) == 0 {
+		return Value{}
+	}
+	f, ok := a[0].Float()
+	if !ok {
+		return Value{}
+	}
+	return IntValue(int64(math.Round(f)), a[0].Origin)
+}
+
+func mathValue(a []Value, f func(float64) float64) Value {
+	if len(a) == 0 {
+		return Value{}
+	}
+	x, ok := a[0].Float()
+	if !ok {
+		return Value{}
+	}
+	return FloatValue(f(x), a[0].Origin)
+}

@@ -1,0 +1,318 @@
+package pdg
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// fortranIO adds the I/O node of a Fortran I/O statement. Transfers on an
+// internal file (a character variable) are not I/O: a READ from one
+// assigns the values it parses, which is how READ(arg, *) n turns a
+// command argument into a number.
+func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
+	if w.internalFile(s) {
+		w.internalIO(s, parent)
+		return
+	}
+	sem, ok := iosem.Statement(s)
+	if !ok {
+		return
+	}
+	io := &IO{Sem: sem, Routine: sem.Routine, Binary: sem.Binary(), Async: sem.Async, Random: sem.ExplicitOffset}
+	switch {
+	case sem.Op == iosem.Open:
+		io.File = w.fortranOpen(s)
+	case sem.File.Kind == iosem.Stdout:
+		io.File = w.b.stdout
+	case sem.File.Kind == iosem.Stdin:
+		io.File = w.b.stdin
+	default:
+		io.File = w.unitHandle(s.Unit)
+	}
+	if sem.Op.IsData() {
+		io.Bytes, io.Items, io.BytesKnown = w.items(s.Items, sem.Formatted)
+		if sem.Op == iosem.Read {
+			for _, it := range s.Items {
+				w.env.Kill(baseName(it))
+			}
+		}
+	}
+	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: sem.Routine, Pos: s.Pos, IO: io, Taken: -1})
+}
+
+// internalFile reports whether a READ or WRITE works on a character
+// variable rather than on a unit.
+func (w *walker) internalFile(s *ir.FortranIO) bool {
+	if s.Op != "read" && s.Op != "write" || s.Unit == nil {
+		return false
+	}
+	if _, isStr := s.Unit.(ir.Str); isStr {
+		return false
+	}
+	v := w.env.Var(baseName(s.Unit))
+	return v != nil && strings.HasPrefix(strings.ToLower(v.Type.Name), "char")
+}
+
+// internalIO parses the value of the character variable into the items of
+// an internal READ, and forgets the variable an internal WRITE changes.
+func (w *walker) internalIO(s *ir.FortranIO, parent *Node) {
+	parent.Work += float64(len(s.Items))
+	src := Eval(s.Unit, w.env)
+	if s.Op == "write" || src.Kind != Str {
+		if s.Op == "write" {
+			w.env.Kill(baseName(s.Unit))
+		} else {
+			for _, it := range s.Items {
+				w.env.Kill(baseName(it))
+			}
+		}
+		return
+	}
+	fields := strings.FieldsFunc(src.S, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
+	for i, it := range s.Items {
+		r, ok := it.(ir.Ref)
+		if !ok {
+			continue
+		}
+		var v Value
+		if i < len(fields) {
+			if n, err := strconv.ParseInt(fields[i], 10, 64); err == nil {
+				v = IntValue(n, src.Origin)
+			} else if f, err := strconv.ParseFloat(strings.ReplaceAll(strings.ToLower(fields[i]), "d", "e"), 64); err == nil {
+				v = FloatValue(f, src.Origin)
+			}
+		}
+		w.env.Set(r.Name, v)
+	}
+}
+
+// fortranOpen handles OPEN: a handle with the file name, form, access and
+// action, registered under its unit number (or bound to the NEWUNIT=
+// variable).
+func (w *walker) fortranOpen(s *ir.FortranIO) *Handle {
+	h := w.newHandle(FileHandle, iosem.Fortran, s.Pos)
+	if f, ok := s.Specs["file"]; ok {
+		if v := Eval(f, w.env); v.Kind == Str {
+			h.Name = strings.TrimSpace(v.S)
+		} else {
+			h.NameVar = baseName(f)
+		}
+	}
+	access := iosem.SpecString(s, "access")
+	form := iosem.SpecString(s, "form")
+	h.Direct = access == "direct"
+	h.StreamAccess = access == "stream"
+	h.Unformatted = form == "unformatted" || form == "" && (h.Direct || h.StreamAccess)
+	h.Async = iosem.SpecString(s, "asynchronous") == "yes"
+	h.Mode = iosem.ModeFromString(iosem.SpecString(s, "action"), iosem.ModeReadWrite)
+	switch iosem.SpecString(s, "status") {
+	case "new", "replace":
+		h.Mode |= iosem.ModeCreate | iosem.ModeWrite
+	case "scratch":
+		h.Name = "<scratch>"
+	}
+	if nu, ok := s.Specs["newunit"]; ok {
+		w.env.Set(baseName(nu), Value{Kind: HandleVal, H: h})
+		return h
+	}
+	unit := s.Unit
+	if unit == nil {
+		unit = s.Specs["unit"]
+	}
+	if h.Name == "" && h.NameVar == "" {
+		if n, ok := Eval(unit, w.env).Int(); ok {
+			h.Name = fmt.Sprintf("fort.%d", n)
+		}
+	}
+	if key := w.unitKey(unit); key != "" {
+		w.b.units[key] = h
+	}
+	return h
+}
+
+// unitKey returns the key of a unit expression: its number, or the
+// variable holding an unknown number.
+func (w *walker) unitKey(x ir.Expr) string {
+	if x == nil {
+		return ""
+	}
+	if n, ok := Eval(x, w.env).Int(); ok {
+		return unitKey(n)
+	}
+	if name := baseName(x); name != "" {
+		return "var:" + name
+	}
+	return ""
+}
+
+// unitHandle returns the file a unit expression designates: an opened
+// unit, a NEWUNIT= variable, standard input or output, or the implicit
+// file fort.N of a unit never opened.
+func (w *walker) unitHandle(x ir.Expr) *Handle {
+	if x == nil {
+		return w.b.stdout
+	}
+	if s, ok := x.(ir.Str); ok && s.V == "*" {
+		return w.b.stdout
+	}
+	v := Eval(x, w.env)
+	if v.Kind == HandleVal {
+		return v.H
+	}
+	key := w.unitKey(x)
+	if h := w.b.units[key]; h != nil {
+		return h
+	}
+	n, ok := v.Int()
+	if !ok {
+		return nil
+	}
+	if k, std := iosem.FortranStdUnit(n); std {
+		if k == iosem.Stdin {
+			return w.b.stdin
+		}
+		return w.b.stdout
+	}
+	h := w.newHandle(FileHandle, iosem.Fortran, ir.Pos{})
+	h.Name = fmt.Sprintf("fort.%d", n)
+	h.Mode = iosem.ModeReadWrite
+	w.b.units[key] = h
+	return h
+}
+
+// items returns the bytes and the number of data items of a transfer list:
+// binary bytes, or for formatted transfers the estimated text
+// (iosem.TextWidth per item). known is false when an item's size is
+// unknown (an array of unknown extent); the others still count.
+func (w *walker) items(list []ir.Expr, formatted bool) (bytes, count int64, known bool) {
+	known = true
+	for _, x := range list {
+		b, n, ok := w.itemBytes(x, formatted)
+		if !ok {
+			known = false
+			continue
+		}
+		bytes += b
+		count += n
+	}
+	return bytes, count, known
+}
+
+func (w *walker) itemBytes(x ir.Expr, formatted bool) (bytes, n int64, ok bool) {
+	if d, isDo := x.(ir.ImpliedDo); isDo {
+		step := IntValue(1, Literal)
+		if d.Step != nil {
+			step = Eval(d.Step, w.env)
+		}
+		trip, _, tok := counted(Eval(d.Lo, w.env), Eval(d.Hi, w.env), step, true)
+		inner, k, iok := w.items(d.Items, formatted)
+		return trip * inner, trip * k, tok && iok
+	}
+	bytes, n, _, ok = w.item(x, formatted)
+	return bytes, n, ok
+}
+
+// item returns the size of one transfer item (a variable, a whole array,
+// an element, an array section, a literal or an expression) in binary
+// bytes or, when formatted, in estimated characters.
+func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName string, ok bool) {
+	elem := int64(8)
+	typeName = "real"
+	n = 1
+	switch x := x.(type) {
+	case ir.Str:
+		return int64(len(x.V)), 1, "character", true
+	case ir.Int:
+		elem, typeName = 4, "integer"
+	case ir.Ref:
+		v := w.env.Var(x.Name)
+		if v == nil {
+			break
+		}
+		typeName = v.Type.Name
+		t := v.Type
+		t.Pointer, t.Dims = 0, nil
+		if elem, ok = baseSize(t); !ok {
+			return 0, 0, typeName, false
+		}
+		if n, ok = w.env.varElems(x.Name); !ok {
+			return 0, 0, typeName, false
+		}
+	case ir.Index:
+		v := w.env.Var(baseName(x))
+		if v == nil {
+			break
+		}
+		typeName = v.Type.Name
+		t := v.Type
+		t.Pointer, t.Dims = 0, nil
+		if elem, ok = baseSize(t); !ok {
+			return 0, 0, typeName, false
+		}
+		if n, ok = w.section(x, v); !ok {
+			return 0, 0, typeName, false
+		}
+	}
+	if formatted {
+		return n * iosem.TextWidth(typeName, elem), n, typeName, true
+	}
+	return n * elem, n, typeName, true
+}
+
+// section returns the number of elements an index expression selects: 1
+// for an element, the product of the extents of the sections. A section
+// is Binary{":", lo, hi} (nil bounds for omitted ones), or the Unknown
+// the Fortran front-end keeps for a subscript triplet: a bare ":" selects
+// the whole dimension; other triplets have an unknown extent.
+func (w *walker) section(x ir.Index, v *ir.Var) (int64, bool) {
+	n := int64(1)
+	for k, idx := range x.Idx {
+		var lo, hi ir.Expr
+		switch i := idx.(type) {
+		case ir.Binary:
+			if i.Op != ":" {
+				continue
+			}
+			lo, hi = i.L, i.R
+		case ir.Unknown:
+			if !strings.Contains(i.Text, ":") {
+				continue
+			}
+			if strings.TrimSpace(i.Text) != ":" {
+				return 0, false
+			}
+		default:
+			continue
+		}
+		e, ok := w.sectionExtent(lo, hi, k, x, v)
+		if !ok {
+			return 0, false
+		}
+		n *= e
+	}
+	return n, true
+}
+
+// sectionExtent returns the extent lo:hi of dimension k, an omitted bound
+// being the dimension's own (its declared extent, or the allocated extent
+// of a one-dimensional array).
+func (w *walker) sectionExtent(lo, hi ir.Expr, k int, x ir.Index, v *ir.Var) (int64, bool) {
+	if lo == nil {
+		lo = ir.Int{V: 1}
+	}
+	if hi == nil {
+		switch {
+		case k < len(v.Type.Dims) && v.Type.Dims[k] != nil:
+			hi = v.Type.Dims[k]
+		case len(x.Idx) == 1 && w.env.elems[v.Name] > 0:
+			hi = ir.Int{V: w.env.elems[v.Name]}
+		default:
+			return 0, false
+		}
+	}
+	return w.env.extent(ir.Binary{Op: ":", L: lo, R: hi})
+}

@@ -1,0 +1,194 @@
+package pdg
+
+import (
+	"github.com/iolens/iolens/static/ir"
+)
+
+// sharedOf returns the environment part shared by the functions of file:
+// its constants, and the program-wide constants, globals and arguments.
+func (b *builder) sharedOf(file *ir.File) *shared {
+	if s := b.shared[file]; s != nil {
+		return s
+	}
+	s := &shared{
+		consts:     file.Consts,
+		progConsts: b.progConsts,
+		globals:    b.globals,
+		globalVars: b.globalVars,
+		args:       b.opts.Args,
+		hasArgs:    b.opts.Args != nil,
+	}
+	if s.consts == nil {
+		s.consts = map[string]ir.Expr{}
+	}
+	b.shared[file] = s
+	return s
+}
+
+// collectGlobals gathers the constants and global variables of every file
+// (the first definition of a name wins).
+func (b *builder) collectGlobals() {
+	b.progConsts = map[string]ir.Expr{}
+	b.globals = map[string]Value{}
+	b.globalVars = map[string]*ir.Var{}
+	for _, f := range b.prog.Files {
+		if f == nil {
+			continue
+		}
+		for k, v := range f.Consts {
+			if _, dup := b.progConsts[k]; !dup {
+				b.progConsts[k] = v
+			}
+		}
+		for _, g := range f.Globals {
+			if _, dup := b.globalVars[g.Name]; !dup {
+				b.globalVars[g.Name] = g
+			}
+		}
+	}
+}
+
+// globalAssign is one assignment of a global variable somewhere in the
+// program; value is nil when the assigned value cannot be expressed (a
+// READ into it, its address passed to a call).
+type globalAssign struct {
+	value ir.Expr
+	in    funcDef
+}
+
+// analyseGlobals gives a value to the global variables that are constant
+// flow-insensitively: a const or PARAMETER with a constant initialiser; a
+// variable initialised with a constant and never assigned; or one never
+// initialised and assigned exactly once, with "=", a value computable in
+// the assigning function's context (nsteps = atoi(argv[1]) in main).
+func (b *builder) analyseGlobals() {
+	b.collectGlobals()
+	entry, _ := b.findEntry()
+	assigns := map[string][]globalAssign{}
+	for _, file := range b.prog.Files {
+		if file == nil {
+			continue
+		}
+		s := b.sharedOf(file)
+		for _, f := range file.Funcs {
+			d := funcDef{f, file}
+			for name, a := range globalAssigns(d, s.globalVars) {
+				assigns[name] = append(assigns[name], a...)
+			}
+		}
+	}
+	for _, file := range b.prog.Files {
+		if file == nil {
+			continue
+		}
+		s := b.sharedOf(file)
+		for _, g := range file.Globals {
+			if s.globalVars[g.Name] != g {
+				continue // a duplicate name: keep the first definition only
+			}
+			v := b.globalValue(g, file, assigns[g.Name], entry)
+			if v.Kind == Unknown {
+				continue
+			}
+			if g.Const {
+				v = v.with(Constant)
+			} else {
+				v = v.with(Propagated)
+			}
+			s.globals[g.Name] = v
+		}
+	}
+}
+
+func (b *builder) globalValue(g *ir.Var, file *ir.File, as []globalAssign, entry funcDef) Value {
+	switch {
+	case len(as) == 0 && g.Init != nil:
+		return Eval(g.Init, newEnv(b.sharedOf(file)))
+	case len(as) == 1 && g.Init == nil && as[0].value != nil:
+		env := b.funcEnv(as[0].in, nil)
+		if as[0].in.f == entry.f {
+			env = b.funcEnv(as[0].in, b.entryBindings(entry))
+		}
+		v := Eval(as[0].value, env)
+		if v.Kind == HandleVal {
+			return Value{}
+		}
+		return v
+	}
+	return Value{}
+}
+
+// globalAssigns returns the assignments of d to the globals of vars (names
+// d does not shadow with a local or parameter).
+func globalAssigns(d funcDef, vars map[string]*ir.Var) map[string][]globalAssign {
+	local := map[string]bool{}
+	for _, p := range d.f.Params {
+		local[p.Name] = true
+	}
+	visitStmts(d.f.Body, func(s ir.Stmt) {
+		if dcl, ok := s.(*ir.Decl); ok {
+			local[dcl.Var.Name] = true
+		}
+	})
+	out := map[string][]globalAssign{}
+	add := func(name string, x ir.Expr) {
+		if name != "" && !local[name] && vars[name] != nil {
+			out[name] = append(out[name], globalAssign{x, d})
+		}
+	}
+	visitStmts(d.f.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Assign:
+			if s.Op == "=" && !s.Partial {
+				add(s.Target, s.Value)
+			} else {
+				add(s.Target, nil)
+			}
+		case *ir.Call:
+			if s.Result != "" {
+				add(s.Result, ir.CallExpr{Callee: s.Callee, Args: s.Args})
+			}
+			for _, a := range s.Args {
+				if name := addressed(a, d.file.Lang); name != "" {
+					add(name, nil)
+				}
+			}
+		case *ir.FortranIO:
+			if s.Op == "read" {
+				for _, it := range s.Items {
+					if r, ok := it.(ir.Ref); ok {
+						add(r.Name, nil)
+					}
+				}
+			}
+		}
+	})
+	return out
+}
+
+// addressed returns the variable a call argument lets the callee modify:
+// &x in C, any variable in Fortran (arguments pass by reference).
+func addressed(a ir.Expr, lang ir.Lang) string {
+	if u, ok := a.(ir.Unary); ok && u.Op == "&" {
+		if r, ok := u.X.(ir.Ref); ok {
+			return r.Name
+		}
+	}
+	if r, ok := a.(ir.Ref); ok && lang == ir.Fortran {
+		return r.Name
+	}
+	return ""
+}
+
+// funcEnv returns a fresh environment for d with its parameters declared
+// and bound to vals.
+func (b *builder) funcEnv(d funcDef, vals []Value) *Env {
+	env := newEnv(b.sharedOf(d.file))
+	for i, p := range d.f.Params {
+		env.Declare(p)
+		if i < len(vals) {
+			env.Set(p.Name, vals[i])
+		}
+	}
+	return env
+}

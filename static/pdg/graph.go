@@ -1,0 +1,160 @@
+// Package pdg builds the program dependency graph of the Vidya method: the
+// functions of a program, their loops with trip counts, their branches with
+// one node per alternative, their calls (resolved to program functions, or
+// decorated as library I/O calls by package iosem, or left unknown), and
+// the compute work of their statements.
+//
+// Functions are analysed per calling context: when a call passes constants
+// or file handles, the callee is analysed with its parameters bound to them
+// (up to Options.MaxContexts contexts per function; further calls share the
+// generic context in which parameters are unknown). This carries sizes,
+// trip counts and open files across calls.
+package pdg
+
+import (
+	"github.com/iolens/iolens/static/ir"
+)
+
+// Kind is the kind of a graph node.
+type Kind string
+
+// The node kinds.
+const (
+	FileNode    Kind = "file"        // a source file; children: its functions
+	FuncNode    Kind = "function"    // a function in one calling context
+	LoopNode    Kind = "loop"        // a loop; Trip and TripSource say how often its body runs
+	BranchNode  Kind = "branch"      // an if or switch; children: one AltNode per alternative
+	AltNode     Kind = "alternative" // one alternative of a branch
+	CallNode    Kind = "call"        // a call of a program function; Target is the callee
+	IONode      Kind = "io"          // a library I/O call or Fortran I/O statement; IO decorates it
+	UnknownNode Kind = "unknown"     // an unresolved or indirect call
+)
+
+// TripSource tells how a loop's trip count was found.
+type TripSource string
+
+// The sources of trip counts.
+const (
+	TripLiteral    TripSource = "literal"    // bounds written as numbers
+	TripConstant   TripSource = "constant"   // #define, const, enumerator, PARAMETER
+	TripPropagated TripSource = "propagated" // variables assigned constants
+	TripArgument   TripSource = "argument"   // program arguments (Options.Args)
+	TripDefault    TripSource = "default"    // unknown: Options.DefaultTrip or DefaultWhileTrip
+)
+
+// Default options.
+const (
+	// DefaultTrip is the trip count assumed for a counted loop (C for,
+	// Fortran DO, range-for) whose bounds are unknown. Such loops usually
+	// run over data or time steps; 100 makes an I/O call inside one weigh
+	// two orders of magnitude more than one outside, which is how such
+	// code behaves at scale, without dwarfing loops whose counts are known.
+	DefaultTrip = 100
+	// DefaultWhileTrip is the trip count assumed for a loop with only a
+	// condition (while, do-while, Fortran DO WHILE and DO without control,
+	// for(;;)) when no counter is found. These loops mostly retry, poll,
+	// converge or read to the end of input; 10 keeps their body visible
+	// while admitting that nothing is known.
+	DefaultWhileTrip = 10
+	// DefaultMaxDepth bounds the call depth followed from a root.
+	DefaultMaxDepth = 32
+	// DefaultMaxContexts bounds the calling contexts analysed per function.
+	DefaultMaxContexts = 8
+)
+
+// Options control Build.
+type Options struct {
+	// Entry is the function the program starts in. When empty, it is
+	// "main", or else the Fortran PROGRAM.
+	Entry string
+	// Args are the program arguments: they give argc, argv[i] (and so
+	// atoi(argv[1]), strtol...), and Fortran's COMMAND_ARGUMENT_COUNT,
+	// GET_COMMAND_ARGUMENT and GETARG. Nil means unknown.
+	Args []string
+	// DefaultTrip is the trip count of counted loops with unknown bounds;
+	// 0 means the package's DefaultTrip.
+	DefaultTrip int
+	// DefaultWhileTrip is the trip count of condition-only loops without a
+	// recognisable counter; 0 means the package's DefaultWhileTrip.
+	DefaultWhileTrip int
+	// MaxDepth bounds the depth of calls followed (recursion is cut
+	// anyway); 0 means DefaultMaxDepth.
+	MaxDepth int
+	// MaxContexts bounds the calling contexts per function; 0 means
+	// DefaultMaxContexts.
+	MaxContexts int
+}
+
+func (o Options) withDefaults() Options {
+	if o.DefaultTrip <= 0 {
+		o.DefaultTrip = DefaultTrip
+	}
+	if o.DefaultWhileTrip <= 0 {
+		o.DefaultWhileTrip = DefaultWhileTrip
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxContexts <= 0 {
+		o.MaxContexts = DefaultMaxContexts
+	}
+	return o
+}
+
+// Graph is the program dependency graph of a program.
+type Graph struct {
+	// Files has one FileNode per source file, in program order; each
+	// holds one FuncNode per function of the file (the context in which
+	// the function was first reached).
+	Files []*Node
+	// Entry is the entry function, or nil when the program has none.
+	Entry *Node
+	// Roots are the functions analysed as roots: Entry first, then the
+	// functions not reachable from it (or every uncalled function when
+	// there is no entry).
+	Roots []*Node
+	// Funcs are all function nodes, every context included.
+	Funcs []*Node
+	// Options are the options used, defaults filled in.
+	Options Options
+}
+
+// Node is a node of the graph.
+type Node struct {
+	Kind     Kind
+	Name     string // function or callee name, loop kind, "then", "else", "case 2"
+	Pos      ir.Pos
+	EndLine  int
+	Children []*Node
+
+	// Work is the number of compute operations of the statements directly
+	// in the node (for a loop: per iteration, its condition and step).
+	Work float64
+	// Stack is the bytes of a function's parameters and local variables.
+	Stack float64
+	// Space is the bytes allocated by the node (malloc, ALLOCATE, global
+	// arrays of a file).
+	Space float64
+
+	// Loops.
+	LoopKind   ir.LoopKind
+	Trip       int64
+	TripSource TripSource
+
+	// Taken is, for a branch whose condition is a compile-time constant,
+	// the index of the alternative that runs; -1 otherwise.
+	Taken int
+
+	// Calls.
+	Target   *Node  // CallNode: the callee's function node (nil when cut)
+	Cut      string // why a call was not followed: "recursion" or "depth"
+	Indirect bool   // UnknownNode: a call through a pointer
+	IO       *IO    // IONode
+
+	// Functions.
+	Func      *ir.Func
+	Path      string // the source file defining the function
+	Lang      ir.Lang
+	Context   string // the parameter values of this instance; "" for the generic one
+	Reachable bool   // reached from the entry
+}

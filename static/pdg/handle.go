@@ -1,0 +1,133 @@
+package pdg
+
+import (
+	"fmt"
+
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// HandleKind is the kind of object a handle refers to.
+type HandleKind string
+
+// The kinds of handles.
+const (
+	FileHandle      HandleKind = "file"      // fd, FILE*, MPI_File, stream, ncid, HDF5 file, Fortran unit
+	DatasetHandle   HandleKind = "dataset"   // HDF5 dataset or group inside a file
+	DataspaceHandle HandleKind = "dataspace" // HDF5 dataspace
+	PlistHandle     HandleKind = "plist"     // HDF5 property list
+	StdHandle       HandleKind = "std"       // standard input or output
+)
+
+// Handle is something a program opened: a file through one of the
+// interfaces, or an HDF5 object. The builder tracks handles through
+// variables, parameters and Fortran unit numbers, so that a call on a
+// handle knows the file's name and mode.
+type Handle struct {
+	ID        int
+	Kind      HandleKind
+	Interface iosem.Interface
+	// Name is the file name when it is a compile-time string, else "".
+	Name string
+	// NameVar is the variable holding the file name when it is not a
+	// constant (sprintf'd names), else "".
+	NameVar string
+	Mode    iosem.Mode
+	Pos     ir.Pos // where it was opened
+	// Fortran OPEN: FORM='unformatted', ACCESS='direct' or 'stream',
+	// ASYNCHRONOUS='yes'.
+	Unformatted, Direct, StreamAccess, Async bool
+	// Unbuffered is set by setvbuf(f, NULL, _IONBF, 0).
+	Unbuffered bool
+	// Collective is set on transfer property lists and NetCDF files
+	// switched to collective mode.
+	Collective bool
+	// MPI marks files accessed through MPI (MPI-IO, PnetCDF, HDF5 with
+	// the MPI-IO driver, parallel NetCDF) and access lists that select it.
+	MPI bool
+	// Elems is the number of selected elements of a dataspace (or of a
+	// dataset's dataspace), or -1 when unknown.
+	Elems int64
+	// Parent is the file a dataset belongs to.
+	Parent *Handle
+}
+
+// File returns the file h belongs to: h itself, or the file of a dataset.
+func (h *Handle) File() *Handle {
+	for h.Parent != nil {
+		h = h.Parent
+	}
+	return h
+}
+
+// Key identifies the file for counting distinct files: its name when known,
+// else the place it was opened.
+func (h *Handle) Key() string {
+	f := h.File()
+	switch {
+	case f.Name != "":
+		return "file:" + f.Name
+	case f.NameVar != "":
+		return fmt.Sprintf("var:%s@%s:%d", f.NameVar, f.Pos.File, f.Pos.Line)
+	}
+	return fmt.Sprintf("open@%s:%d#%d", f.Pos.File, f.Pos.Line, f.ID)
+}
+
+// Label names the file for people: its name, the variable holding it, or
+// where it was opened.
+func (h *Handle) Label() string {
+	f := h.File()
+	switch {
+	case f.Name != "":
+		return f.Name
+	case f.NameVar != "":
+		return "<" + f.NameVar + ">"
+	}
+	return fmt.Sprintf("<opened at %s:%d>", f.Pos.File, f.Pos.Line)
+}
+
+// IO decorates a library I/O call or Fortran I/O statement.
+type IO struct {
+	Sem     iosem.Semantics
+	Routine string // as called: "fwrite", "MPI_File_write_at", "WRITE"
+	// Bytes is the data one execution moves, when BytesKnown; for
+	// formatted transfers an estimate of the text (see iosem.TextWidth).
+	Bytes      int64
+	BytesKnown bool
+	// Items is the number of data items one execution transfers (array
+	// elements, format conversions), or 0 when unknown.
+	Items int64
+	// File is the handle the call works on, or nil when it cannot be
+	// traced (a handle from an unknown function, a parameter of a root).
+	File       *Handle
+	Binary     bool // moves unformatted data
+	Random     bool // at an explicit offset, or after a seek on the handle
+	SeekedBy   string
+	Async      bool // asynchronous (non-blocking) transfer
+	Collective bool
+	// Parallel marks accesses to files opened through MPI: with
+	// Collective false they are independent accesses.
+	Parallel bool
+	// Unbuffered marks transfers that reach the kernel per call: POSIX
+	// read/write and unbuffered STDIO streams.
+	Unbuffered bool
+	// Flushes is set on stream insertions of std::endl or std::flush.
+	Flushes bool
+}
+
+// Sync reports whether the call completes before returning.
+func (io *IO) Sync() bool { return !io.Async }
+
+// Small reports whether the call moves fewer than threshold bytes (known
+// sizes only).
+func (io *IO) Small(threshold int64) bool {
+	return io.Sem.Op.IsData() && io.BytesKnown && io.Bytes < threshold
+}
+
+// FileLabel names the call's file, or "" when unknown.
+func (io *IO) FileLabel() string {
+	if io.File == nil {
+		return ""
+	}
+	return io.File.Label()
+}

@@ -1,0 +1,375 @@
+package pdg
+
+import (
+	"strconv"
+
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// libraryCall adds the I/O node of a call of a library routine the table
+// knows.
+func (w *walker) libraryCall(c *ir.Call, s iosem.Semantics, parent *Node) {
+	io := w.decorate(c, c.Args, s, nil)
+	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
+}
+
+// decorate works out what one I/O call does: its file (tracking the
+// handles that opens create), the bytes it moves, and whether it is
+// random, collective, unbuffered. args are the call's arguments (without
+// the stream of an operator call); recv is the stream of a member call.
+func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *Handle) *IO {
+	io := &IO{
+		Sem:        s,
+		Routine:    c.Callee,
+		Binary:     s.Binary(),
+		Async:      s.Async,
+		Collective: s.Collective,
+		Random:     s.ExplicitOffset,
+	}
+	call := *c
+	call.Args = args
+	c = &call
+
+	var h *Handle
+	switch s.File.Kind {
+	case iosem.NameArg:
+		h = w.open(c, s)
+	case iosem.HandleArg:
+		h = w.handleOf(arg(c, s.File.Arg), s.Interface)
+		if s.Op == iosem.Open {
+			h = w.openIn(c, s, h)
+		}
+	case iosem.Receiver:
+		h = recv
+	case iosem.Stdout:
+		h = w.b.stdout
+	case iosem.Stdin:
+		h = w.b.stdin
+	}
+	if s.Op == iosem.Config {
+		h = w.configure(c, s, h)
+	}
+	io.File = h
+
+	if s.Op.IsData() {
+		io.Bytes, io.Items, io.BytesKnown = w.transferBytes(c, s, h)
+	}
+	w.accessState(io, c, h)
+	w.killAddressed(c.Args)
+
+	var result Value
+	if h != nil && (s.Op == iosem.Open || s.Op == iosem.Config && h.Kind != FileHandle) {
+		result = Value{Kind: HandleVal, H: h}
+	}
+	w.setResult(c, result)
+	if out := baseName(arg(c, s.File.Out)); out != "" && result.Kind == HandleVal {
+		w.env.Set(out, result)
+	}
+	return io
+}
+
+// accessState sets what depends on the handle's history: random access
+// after a seek, collective transfers through property lists or NetCDF's
+// collective mode, parallel files, unbuffered streams.
+func (w *walker) accessState(io *IO, c *ir.Call, h *Handle) {
+	s := io.Sem
+	io.Parallel = s.Interface == iosem.MPIIO || s.Interface == iosem.PnetCDF
+	if s.Op.IsData() && s.Interface == iosem.POSIX {
+		io.Unbuffered = true
+	}
+	if h == nil {
+		return
+	}
+	f := h.File()
+	io.Parallel = io.Parallel || f.MPI
+	switch {
+	case s.Op == iosem.Seek:
+		if repositions(s, c, w.env) {
+			w.b.seeked[f] = c.Callee
+		}
+	case s.Op.IsData():
+		io.Unbuffered = io.Unbuffered || f.Unbuffered
+		if by, ok := w.b.seeked[f]; ok {
+			if !io.Random {
+				io.Random, io.SeekedBy = true, by
+			}
+			delete(w.b.seeked, f)
+		}
+		if p := w.handleOf(arg(c, s.Plist), s.Interface); p != nil && p.Collective {
+			io.Collective = true
+		}
+		if f.Collective {
+			io.Collective = true
+		}
+	}
+}
+
+// newHandle returns a handle opened at pos.
+func (w *walker) newHandle(kind HandleKind, iface iosem.Interface, pos ir.Pos) *Handle {
+	return &Handle{ID: w.b.nextID(), Kind: kind, Interface: iface, Pos: pos, Elems: -1}
+}
+
+// open returns the file a call names (open, fopen, MPI_File_open,
+// H5Fcreate, stat...): a new handle with its name and mode.
+func (w *walker) open(c *ir.Call, s iosem.Semantics) *Handle {
+	h := w.newHandle(FileHandle, s.Interface, c.Pos)
+	nameX := arg(c, s.File.Arg)
+	if v := Eval(nameX, w.env); v.Kind == Str {
+		h.Name = v.S
+	} else {
+		h.NameVar = baseName(nameX)
+	}
+	h.Mode = w.openMode(arg(c, s.File.Mode), s.DefaultMode)
+	h.MPI = s.Interface == iosem.MPIIO || s.Interface == iosem.PnetCDF || s.Collective
+	if p := w.handleOf(arg(c, s.Plist), s.Interface); p != nil && p.MPI {
+		h.MPI = true
+	}
+	return h
+}
+
+// openMode reads the mode of an open from a mode string ("w+", "rb") or
+// from the flags named in the expression (O_WRONLY | O_CREAT).
+func (w *walker) openMode(x ir.Expr, def iosem.Mode) iosem.Mode {
+	if x == nil {
+		return def
+	}
+	if v := Eval(x, w.env); v.Kind == Str {
+		return iosem.ModeFromString(v.S, def)
+	}
+	return iosem.ModeFromFlags(w.symbols(x), def)
+}
+
+// symbols returns the undefined identifiers an expression names, directly
+// or through variables holding them.
+func (w *walker) symbols(x ir.Expr) []string {
+	var out []string
+	var visit func(ir.Expr)
+	visit = func(x ir.Expr) {
+		switch x := x.(type) {
+		case ir.Ref:
+			if v := Eval(x, w.env); v.Kind == Sym {
+				out = append(out, v.S)
+			}
+		case ir.Binary:
+			visit(x.L)
+			visit(x.R)
+		case ir.Unary:
+			visit(x.X)
+		case ir.Cast:
+			visit(x.X)
+		}
+	}
+	visit(x)
+	return out
+}
+
+// openIn returns the object an open creates inside another (an HDF5
+// dataset or group in a file, a FILE* over a descriptor).
+func (w *walker) openIn(c *ir.Call, s iosem.Semantics, parent *Handle) *Handle {
+	kind := FileHandle
+	if s.Dataset {
+		kind = DatasetHandle
+	}
+	h := w.newHandle(kind, s.Interface, c.Pos)
+	h.Parent = parent
+	h.Mode = w.openMode(arg(c, s.File.Mode), s.DefaultMode)
+	if parent != nil && s.File.Mode < 0 {
+		h.Mode = parent.Mode
+	}
+	if sp := w.handleOf(arg(c, s.Space), s.Interface); sp != nil {
+		h.Elems = sp.Elems
+	}
+	return h
+}
+
+// configure applies a configuration routine's effect: property lists,
+// dataspaces, NetCDF's collective mode, stream buffering. It returns the
+// handle the call creates or changes.
+func (w *walker) configure(c *ir.Call, s iosem.Semantics, h *Handle) *Handle {
+	created := c.Result != "" || s.File.Out >= 0
+	if h == nil && (created || s.Effect == iosem.SetCollective || s.Effect == iosem.SetMPIDriver) {
+		kind := PlistHandle
+		if s.Effect == iosem.MakeDataspace || s.Effect == iosem.SelectDataspace {
+			kind = DataspaceHandle
+		}
+		h = w.newHandle(kind, s.Interface, c.Pos)
+		if s.File.Kind == iosem.HandleArg {
+			if name := baseName(arg(c, s.File.Arg)); name != "" && !created {
+				w.env.Set(name, Value{Kind: HandleVal, H: h})
+			}
+		}
+	}
+	if h == nil {
+		return nil
+	}
+	ex := arg(c, s.EffectArg)
+	sym := w.symbolOf(ex)
+	switch s.Effect {
+	case iosem.SetCollective:
+		h.Collective = iosem.IsCollectiveMode(sym)
+	case iosem.SetMPIDriver:
+		h.MPI = true
+	case iosem.SetBuffering:
+		v := Eval(ex, w.env)
+		h.Unbuffered = iosem.IsUnbuffered(sym) || sym == "NULL" || sym == "nullptr" || v.Kind == Int && v.I == 0
+	case iosem.MakeDataspace:
+		h.Elems = w.dimsElems(arg(c, 0), ex)
+	case iosem.SelectDataspace:
+		h.Elems = w.dimsElems(nil, ex)
+	}
+	return h
+}
+
+// symbolOf returns the identifier an expression evaluates to, or "".
+func (w *walker) symbolOf(x ir.Expr) string {
+	if x == nil {
+		return ""
+	}
+	if v := Eval(x, w.env); v.Kind == Sym {
+		return v.S
+	}
+	return ""
+}
+
+// dimsElems returns the number of elements of a dimension array argument
+// when it is known: a scalar passed by address (&n, rank 1), or a Fortran
+// array constructor's scalar. Otherwise -1: the IR does not carry the
+// values of array initialisers.
+func (w *walker) dimsElems(rank, dims ir.Expr) int64 {
+	if rank != nil {
+		if r, ok := Eval(rank, w.env).Int(); !ok || r != 1 {
+			return -1
+		}
+	}
+	x := dims
+	if u, ok := x.(ir.Unary); ok && u.Op == "&" {
+		x = u.X
+	}
+	if n, ok := Eval(x, w.env).Int(); ok {
+		return n
+	}
+	return -1
+}
+
+// handleOf returns the handle an argument designates: a variable holding
+// one, a standard stream (stdout, fd 1), or a Fortran unit.
+func (w *walker) handleOf(x ir.Expr, iface iosem.Interface) *Handle {
+	if x == nil {
+		return nil
+	}
+	for {
+		if u, ok := x.(ir.Unary); ok && (u.Op == "&" || u.Op == "*") {
+			x = u.X
+			continue
+		}
+		if c, ok := x.(ir.Cast); ok {
+			x = c.X
+			continue
+		}
+		break
+	}
+	if iface == iosem.Fortran {
+		return w.unitHandle(x)
+	}
+	v := Eval(x, w.env)
+	switch {
+	case v.Kind == HandleVal:
+		return v.H
+	case v.Kind == Sym && (v.S == "stdout" || v.S == "stderr"):
+		return w.b.stdout
+	case v.Kind == Sym && v.S == "stdin":
+		return w.b.stdin
+	case v.Kind == Int && iface == iosem.POSIX && (v.I == 1 || v.I == 2):
+		return w.b.stdout
+	case v.Kind == Int && iface == iosem.POSIX && v.I == 0:
+		return w.b.stdin
+	}
+	return nil
+}
+
+// transferBytes returns the bytes and items one data transfer moves, and
+// whether the byte count is known.
+func (w *walker) transferBytes(c *ir.Call, s iosem.Semantics, h *Handle) (bytes, items int64, known bool) {
+	evalInt := func(i int) (int64, bool) { return Eval(arg(c, i), w.env).Int() }
+	z := s.Size
+	switch z.Kind {
+	case iosem.Bytes:
+		bytes, known = evalInt(z.Count)
+		items = bytes
+		if known && z.Count2 >= 0 {
+			var n int64
+			n, known = evalInt(z.Count2)
+			bytes, items = bytes*n, n
+		}
+	case iosem.Elements:
+		n, ok := int64(1), true
+		if z.Count >= 0 {
+			n, ok = evalInt(z.Count)
+		}
+		size := z.Elem
+		if size == 0 {
+			size, _ = w.datatypeSize(arg(c, z.Type))
+		}
+		items = n
+		bytes, known = n*size, ok && size > 0
+	case iosem.Dataspace:
+		n := int64(-1)
+		for _, i := range []int{z.Count, z.Count2} {
+			if sp := w.handleOf(arg(c, i), s.Interface); sp != nil && sp.Kind == DataspaceHandle && sp.Elems >= 0 {
+				n = sp.Elems
+				break
+			}
+		}
+		if n < 0 && h != nil {
+			n = h.Elems
+		}
+		size, ok := w.datatypeSize(arg(c, z.Type))
+		if n >= 0 && ok {
+			bytes, items, known = n*size, n, true
+		}
+	case iosem.Format:
+		if v := Eval(arg(c, z.Count), w.env); v.Kind == Str {
+			b, n := iosem.FormatBytes(v.S)
+			bytes, items, known = b, int64(n), true
+		}
+	case iosem.Text:
+		if v := Eval(arg(c, z.Count), w.env); v.Kind == Str {
+			bytes, items, known = int64(len(v.S)), 1, true
+		}
+	case iosem.Char:
+		bytes, items, known = 1, 1, true
+	case iosem.Items:
+		return w.streamItems(c.Args)
+	}
+	if !known && z.Buf >= 0 {
+		if n, ok := w.env.bufferSize(arg(c, z.Buf)); ok {
+			bytes, known = n, true
+			if z.Elem > 0 {
+				items = n / z.Elem
+			}
+		}
+	}
+	if !known {
+		bytes, items = 0, 0
+	}
+	return bytes, items, known
+}
+
+// datatypeSize returns the size of an MPI, HDF5 or NetCDF datatype
+// argument, named directly or through a variable.
+func (w *walker) datatypeSize(x ir.Expr) (int64, bool) {
+	if x == nil {
+		return 0, false
+	}
+	if v := Eval(x, w.env); v.Kind == Sym {
+		return iosem.DatatypeSize(v.S)
+	}
+	if r, ok := x.(ir.Ref); ok {
+		return iosem.DatatypeSize(r.Name)
+	}
+	return 0, false
+}
+
+// unitKey is the key of a Fortran unit number in the builder's unit table.
+func unitKey(n int64) string { return strconv.FormatInt(n, 10) }

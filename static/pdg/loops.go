@@ -1,0 +1,286 @@
+package pdg
+
+import (
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// loop builds a loop node: its trip count from the bounds at entry, then
+// its body, walked once with every variable the body assigns unknown.
+func (w *walker) loop(l *ir.Loop, parent *Node) {
+	n := &Node{Kind: LoopNode, Name: string(l.Kind), Pos: l.Pos, EndLine: l.EndLine, LoopKind: l.Kind, Taken: -1}
+	n.Trip, n.TripSource = w.tripCount(l)
+	n.Work = ops(l.Cond, w.fortran()) + 1
+	assigned := assignedIn(l.Body, w.d.file.Lang)
+	if l.Var != "" {
+		assigned[l.Var] = true
+	}
+	for name := range assigned {
+		w.env.Kill(name)
+	}
+	w.markSeeks(l.Body)
+	w.walk(l.Body, n)
+	for name := range assigned {
+		w.env.Kill(name)
+	}
+	parent.Children = append(parent.Children, n)
+}
+
+// tripCount returns how many times the body of l runs, and how that was
+// found.
+func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
+	def, defSrc := int64(w.b.opts.DefaultWhileTrip), TripDefault
+	if l.Kind == ir.For || l.Kind == ir.Do || l.Kind == ir.RangeFor {
+		def = int64(w.b.opts.DefaultTrip)
+	}
+	if l.Lo != nil && l.Hi != nil {
+		step := IntValue(1, Literal)
+		if l.Step != nil {
+			step = Eval(l.Step, w.env)
+		}
+		if n, o, ok := counted(Eval(l.Lo, w.env), Eval(l.Hi, w.env), step, l.Inclusive); ok {
+			return n, tripSource(o)
+		}
+		return def, defSrc
+	}
+	if l.Cond == nil {
+		if l.Kind == ir.For {
+			def = int64(w.b.opts.DefaultWhileTrip) // for (;;)
+		}
+		return def, defSrc
+	}
+	if t, ok := truth(Eval(l.Cond, w.env)); ok && !t {
+		if l.Kind == ir.DoWhile {
+			return 1, TripLiteral
+		}
+		return 0, TripLiteral
+	}
+	if n, o, ok := w.induction(l); ok {
+		if l.Kind == ir.DoWhile {
+			n = max(n, 1)
+		}
+		return n, tripSource(o)
+	}
+	return def, defSrc
+}
+
+func tripSource(o Origin) TripSource {
+	switch o {
+	case Literal:
+		return TripLiteral
+	case Constant:
+		return TripConstant
+	case Propagated:
+		return TripPropagated
+	}
+	return TripArgument
+}
+
+// counted returns the trip count of a loop from lo to hi by step.
+func counted(lo, hi, step Value, inclusive bool) (int64, Origin, bool) {
+	a, aok := lo.Int()
+	b, bok := hi.Int()
+	s, sok := step.Int()
+	if !aok || !bok || !sok || s == 0 {
+		return 0, 0, false
+	}
+	o := max(lo.Origin, hi.Origin, step.Origin)
+	d := b - a
+	if s < 0 {
+		d, s = -d, -s
+	}
+	switch {
+	case d < 0, d == 0 && !inclusive:
+		return 0, o, true
+	case inclusive:
+		return d/s + 1, o, true
+	}
+	return (d + s - 1) / s, o, true
+}
+
+// induction recognises a condition loop driven by a counter: the
+// condition compares a variable v with a bound, and the body steps v by a
+// constant exactly once (v += c, v -= c, v = v ± c, v++).
+func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
+	cond, ok := l.Cond.(ir.Binary)
+	if !ok {
+		return 0, 0, false
+	}
+	op, v, boundX := cond.Op, cond.L, cond.R
+	if _, isRef := v.(ir.Ref); !isRef {
+		op, v, boundX = flip(op), cond.R, cond.L
+	}
+	r, ok := v.(ir.Ref)
+	if !ok {
+		return 0, 0, false
+	}
+	step, ok := w.counterStep(l.Body, r.Name)
+	if !ok {
+		return 0, 0, false
+	}
+	start, bound := Eval(r, w.env), Eval(boundX, w.env)
+	s, _ := step.Int()
+	switch {
+	case (op == "<" || op == "!=") && s > 0:
+		return counted(start, bound, step, false)
+	case op == "<=" && s > 0:
+		return counted(start, bound, step, true)
+	case (op == ">" || op == "!=") && s < 0:
+		return counted(start, bound, step, false)
+	case op == ">=" && s < 0:
+		return counted(start, bound, step, true)
+	}
+	return 0, 0, false
+}
+
+// flip mirrors a comparison: a < b is b > a.
+func flip(op string) string {
+	switch op {
+	case "<":
+		return ">"
+	case ">":
+		return "<"
+	case "<=":
+		return ">="
+	case ">=":
+		return "<="
+	}
+	return op
+}
+
+// counterStep returns the constant step of the single assignment to name
+// in body (nested loops and branches excluded: a counter stepped there is
+// not stepped once per iteration).
+func (w *walker) counterStep(body ir.Block, name string) (Value, bool) {
+	var step Value
+	found := 0
+	visitStmts(body, func(s ir.Stmt) {
+		a, ok := s.(*ir.Assign)
+		if !ok || a.Target != name {
+			return
+		}
+		found++
+		switch a.Op {
+		case "+=", "-=":
+			step = Eval(a.Value, w.env)
+			if a.Op == "-=" {
+				step = unary("-", step)
+			}
+		case "=":
+			if b, ok := a.Value.(ir.Binary); ok && (b.Op == "+" || b.Op == "-") {
+				if r, ok := b.L.(ir.Ref); ok && r.Name == name {
+					step = Eval(b.R, w.env)
+					if b.Op == "-" {
+						step = unary("-", step)
+					}
+				}
+			}
+		}
+	})
+	direct := false
+	for _, s := range body {
+		if a, ok := s.(*ir.Assign); ok && a.Target == name {
+			direct = true
+		}
+	}
+	if found != 1 || !direct || step.Kind != Int || step.I == 0 {
+		return Value{}, false
+	}
+	return step, true
+}
+
+// assignedIn returns the variables the statements of body may change.
+func assignedIn(body ir.Block, lang ir.Lang) map[string]bool {
+	out := map[string]bool{}
+	visitStmts(body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Assign:
+			out[s.Target] = true
+		case *ir.Decl:
+			out[s.Var.Name] = true
+		case *ir.Loop:
+			out[s.Var] = true
+		case *ir.Call:
+			out[s.Result] = true
+			for _, a := range s.Args {
+				out[addressed(a, lang)] = true
+			}
+		case *ir.FortranIO:
+			if s.Op == "read" {
+				for _, it := range s.Items {
+					out[baseName(it)] = true
+				}
+			}
+		}
+	})
+	delete(out, "")
+	return out
+}
+
+// baseName returns the variable an lvalue designates (a, a(i), a%f).
+func baseName(x ir.Expr) string {
+	switch x := x.(type) {
+	case ir.Ref:
+		return x.Name
+	case ir.Index:
+		return baseName(x.X)
+	case ir.Field:
+		return baseName(x.X)
+	case ir.Unary:
+		if x.Op == "&" || x.Op == "*" {
+			return baseName(x.X)
+		}
+	}
+	return ""
+}
+
+// markSeeks marks the handles that a loop body repositions, so that
+// accesses before the seek in the body count as random too (they follow
+// the previous iteration's seek).
+func (w *walker) markSeeks(body ir.Block) {
+	visitStmts(body, func(s ir.Stmt) {
+		c, ok := s.(*ir.Call)
+		if !ok {
+			return
+		}
+		if _, user := w.b.resolve(c.Callee, w.d.file); user {
+			return
+		}
+		sem, ok := iosem.Lookup(c.Callee)
+		var h *Handle
+		switch {
+		case ok && sem.Op == iosem.Seek && sem.File.Kind == iosem.HandleArg:
+			h = w.handleOf(arg(c, sem.File.Arg), sem.Interface)
+		case c.Receiver != nil:
+			if sem, ok = iosem.Method(c.Callee); ok && sem.Op == iosem.Seek {
+				h, _ = w.streamOf(c.Receiver)
+			}
+		}
+		if h != nil && repositions(sem, c, w.env) {
+			w.b.seeked[h.File()] = c.Callee
+		}
+	})
+}
+
+// repositions reports whether a seek moves to a computed position rather
+// than rewinding or querying: it has an offset argument that is not the
+// constant 0.
+func repositions(s iosem.Semantics, c *ir.Call, env *Env) bool {
+	if s.Op != iosem.Seek || s.Offset < 0 {
+		return false
+	}
+	off := arg(c, s.Offset)
+	if off == nil {
+		return false
+	}
+	v, ok := Eval(off, env).Int()
+	return !ok || v != 0
+}
+
+// arg returns the i-th argument of c, or nil.
+func arg(c *ir.Call, i int) ir.Expr {
+	if i >= 0 && i < len(c.Args) {
+		return c.Args[i]
+	}
+	return nil
+}

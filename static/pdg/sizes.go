@@ -1,0 +1,188 @@
+package pdg
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/iolens/iolens/static/ir"
+)
+
+// basicSizes are the sizes of C and Fortran base types on LP64 systems,
+// for front-ends that leave Type.Size at 0.
+var basicSizes = map[string]int64{
+	"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "_bool": 1, "int8_t": 1, "uint8_t": 1,
+	"short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2,
+	"int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4,
+	"long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "double": 8,
+	"size_t": 8, "ssize_t": 8, "off_t": 8, "int64_t": 8, "uint64_t": 8, "hsize_t": 8, "hid_t": 8,
+	"mpi_offset": 8, "long double": 16,
+	"integer": 4, "real": 4, "logical": 4, "character": 1, "complex": 8,
+	"double precision": 8, "double complex": 16,
+}
+
+// fortranKind matches the kind or length of a Fortran type name:
+// real(8), real(kind=8), real*8, integer(int64) is not a literal kind.
+var fortranKind = regexp.MustCompile(`^(\w+)\s*(?:\*\s*(\d+)|\(\s*(?:kind\s*=\s*|len\s*=\s*)?(\d+)\s*\))`)
+
+// baseSize returns the size of one element of t's base type (8 for
+// pointers), and false when unknown.
+func baseSize(t ir.Type) (int64, bool) {
+	if t.Pointer > 0 {
+		return 8, true
+	}
+	if t.Size > 0 {
+		return t.Size, true
+	}
+	n := strings.ToLower(strings.TrimSpace(t.Name))
+	n = strings.TrimPrefix(strings.TrimPrefix(n, "const "), "static ")
+	if s, ok := basicSizes[n]; ok {
+		return s, true
+	}
+	if m := fortranKind.FindStringSubmatch(n); m != nil {
+		k, _ := strconv.ParseInt(m[2]+m[3], 10, 64)
+		if m[1] == "complex" {
+			k *= 2 // complex(8) is two real(8)
+		}
+		return k, k > 0
+	}
+	return 0, false
+}
+
+// extent evaluates one array dimension: an extent n, or a Fortran bound
+// pair lo:hi written as Binary{":", lo, hi}.
+func (e *Env) extent(d ir.Expr) (int64, bool) {
+	if b, ok := d.(ir.Binary); ok && b.Op == ":" {
+		lo, lok := e.eval(b.L, 0).Int()
+		hi, hok := e.eval(b.R, 0).Int()
+		return max(hi-lo+1, 0), lok && hok
+	}
+	return e.eval(d, 0).Int()
+}
+
+// count returns the number of elements of dims (1 for a scalar).
+func (e *Env) count(dims []ir.Expr) (int64, bool) {
+	n := int64(1)
+	for _, d := range dims {
+		if d == nil {
+			return 0, false
+		}
+		k, ok := e.extent(d)
+		if !ok {
+			return 0, false
+		}
+		n *= k
+	}
+	return n, true
+}
+
+// typeSize returns the size of a whole object of type t: the base size
+// times the array dimensions.
+func (e *Env) typeSize(t ir.Type) (int64, bool) {
+	b, ok := baseSize(t)
+	if !ok {
+		return 0, false
+	}
+	if t.Pointer > 0 {
+		return b, true
+	}
+	n, ok := e.count(t.Dims)
+	return b * n, ok
+}
+
+// varElems returns the number of elements of the variable name: its
+// declared dimensions, or the extent it was allocated with.
+func (e *Env) varElems(name string) (int64, bool) {
+	if n, ok := e.elems[name]; ok {
+		return n, true
+	}
+	v := e.Var(name)
+	if v == nil || v.Type.Pointer > 0 && len(v.Type.Dims) == 0 {
+		return 0, false
+	}
+	return e.count(v.Type.Dims)
+}
+
+// varSize returns the size in bytes of the variable name (a whole array).
+func (e *Env) varSize(name string) (int64, bool) {
+	v := e.Var(name)
+	if v == nil {
+		return 0, false
+	}
+	if n, ok := e.elems[name]; ok {
+		t := v.Type
+		t.Pointer = 0
+		b, ok := baseSize(t)
+		return b * n, ok
+	}
+	return e.typeSize(v.Type)
+}
+
+// exprSize returns sizeof of an expression: a variable, an element or
+// sub-array of one (a[i] of double a[N][M] is M*8), a string literal (with
+// its terminating NUL), or a dereferenced pointer.
+func (e *Env) exprSize(x ir.Expr) (int64, bool) {
+	switch x := x.(type) {
+	case ir.Ref:
+		v := e.Var(x.Name)
+		if v == nil {
+			return 0, false
+		}
+		return e.typeSize(v.Type)
+	case ir.Str:
+		return int64(len(x.V)) + 1, true
+	case ir.Index:
+		r, ok := x.X.(ir.Ref)
+		v := e.Var(r.Name)
+		if !ok || v == nil {
+			return 0, false
+		}
+		t := v.Type
+		switch {
+		case len(t.Dims) >= len(x.Idx):
+			t.Dims = t.Dims[len(x.Idx):]
+		case t.Pointer > 0:
+			t.Pointer--
+		}
+		return e.typeSize(t)
+	case ir.Unary:
+		if x.Op == "*" {
+			if r, ok := x.X.(ir.Ref); ok {
+				if v := e.Var(r.Name); v != nil && v.Type.Pointer > 0 {
+					t := v.Type
+					t.Pointer--
+					return e.typeSize(t)
+				}
+			}
+		}
+	case ir.Int:
+		return 4, true
+	case ir.Float:
+		return 8, true
+	}
+	return 0, false
+}
+
+// bufferSize returns the size of a buffer argument when it designates a
+// whole array: a, &a, (void *)a, a(:) or the allocated extent of a.
+func (e *Env) bufferSize(x ir.Expr) (int64, bool) {
+	for {
+		switch y := x.(type) {
+		case ir.Cast:
+			x = y.X
+			continue
+		case ir.Unary:
+			if y.Op == "&" {
+				x = y.X
+				continue
+			}
+		}
+		break
+	}
+	if r, ok := x.(ir.Ref); ok {
+		if v := e.Var(r.Name); v != nil && (len(v.Type.Dims) > 0 || e.elems[r.Name] > 0) {
+			return e.varSize(r.Name)
+		}
+	}
+	return 0, false
+}

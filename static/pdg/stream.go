@@ -1,0 +1,139 @@
+package pdg
+
+import (
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// streamCall handles a member call or an insertion/extraction operator on
+// a C++ file stream, and reports false when c is not one.
+func (w *walker) streamCall(c *ir.Call, parent *Node) bool {
+	s, ok := iosem.Method(c.Callee)
+	if !ok {
+		return false
+	}
+	recv, args := c.Receiver, c.Args
+	if recv == nil {
+		if s.Size.Kind != iosem.Items || len(args) == 0 {
+			return false
+		}
+		recv, args = args[0], args[1:]
+	}
+	h, ok := w.streamOf(recv)
+	if !ok {
+		return false
+	}
+	io := w.decorate(c, args, s, h)
+	if s.Op == iosem.Open && io.File != nil {
+		io.File.Interface = iosem.Stream
+		if m, ok := w.streamMode(recv); ok && len(args) < 2 {
+			io.File.Mode = m // no explicit mode: the stream type's
+		}
+		w.env.Set(baseName(recv), Value{Kind: HandleVal, H: io.File})
+	}
+	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
+	if s.Op == iosem.Write && hasFlushManipulator(args) {
+		fs, _ := iosem.Method("flush")
+		fs.Routine = "std::endl"
+		flush := &IO{Sem: fs, Routine: "std::endl", File: h, Flushes: true}
+		parent.Children = append(parent.Children, &Node{Kind: IONode, Name: "std::endl", Pos: c.Pos, IO: flush, Taken: -1})
+	}
+	return true
+}
+
+// streamMode returns the access mode of the stream variable x by its type.
+func (w *walker) streamMode(x ir.Expr) (iosem.Mode, bool) {
+	if v := w.env.Var(baseName(x)); v != nil {
+		return iosem.StreamType(v.Type.Name)
+	}
+	return 0, false
+}
+
+// streamOf returns the handle of a stream expression: std::cout, a stream
+// variable (nil handle when it was not traced, e.g. a parameter), or the
+// result of a chained insertion (out << a << b).
+func (w *walker) streamOf(x ir.Expr) (*Handle, bool) {
+	switch x := x.(type) {
+	case ir.Ref:
+		if k, ok := iosem.StandardStream(x.Name); ok {
+			if k == iosem.Stdin {
+				return w.b.stdin, true
+			}
+			return w.b.stdout, true
+		}
+		if v := Eval(x, w.env); v.Kind == HandleVal && v.H.Interface == iosem.Stream {
+			return v.H, true
+		}
+		_, ok := w.streamMode(x)
+		return nil, ok
+	case ir.Unary:
+		if x.Op == "*" {
+			return w.streamOf(x.X)
+		}
+	case ir.CallExpr:
+		if s, ok := iosem.Method(x.Callee); ok && s.Size.Kind == iosem.Items && len(x.Args) > 0 {
+			return w.streamOf(x.Args[0])
+		}
+	}
+	return nil, false
+}
+
+// streamDecl handles the declaration of a file stream: constructed with a
+// file name, it opens the file.
+func (w *walker) streamDecl(d *ir.Decl, mode iosem.Mode, parent *Node) {
+	v := d.Var
+	if v.Init == nil {
+		w.env.Set(v.Name, Value{Kind: HandleVal, H: &Handle{
+			ID: w.b.nextID(), Kind: FileHandle, Interface: iosem.Stream, Mode: mode, Pos: d.Pos, Elems: -1}})
+		return
+	}
+	if h := Eval(v.Init, w.env); h.Kind == HandleVal {
+		w.env.Set(v.Name, h)
+		return
+	}
+	var args []ir.Expr
+	if ce, ok := v.Init.(ir.CallExpr); ok {
+		args = ce.Args
+	} else {
+		args = []ir.Expr{v.Init}
+	}
+	s, _ := iosem.Method("open")
+	s.DefaultMode = mode
+	c := &ir.Call{Pos: d.Pos, Callee: v.Type.Name, Args: args}
+	io := w.decorate(c, args, s, nil)
+	io.File.Interface = iosem.Stream
+	if len(args) < 2 {
+		io.File.Mode = mode
+	}
+	w.env.Set(v.Name, Value{Kind: HandleVal, H: io.File})
+	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: v.Type.Name, Pos: d.Pos, IO: io, Taken: -1})
+}
+
+// hasFlushManipulator reports whether a stream insertion inserts std::endl
+// or std::flush.
+func hasFlushManipulator(args []ir.Expr) bool {
+	for _, a := range args {
+		if r, ok := a.(ir.Ref); ok && iosem.IsFlushManipulator(r.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// streamItems returns the text an insertion or extraction moves: the
+// length of string literals, the text width of the other values.
+func (w *walker) streamItems(args []ir.Expr) (bytes, items int64, known bool) {
+	for _, a := range args {
+		if r, ok := a.(ir.Ref); ok && iosem.IsFlushManipulator(r.Name) {
+			bytes++ // the newline of std::endl
+			continue
+		}
+		b, n, _, ok := w.item(a, true)
+		if !ok {
+			return 0, 0, false
+		}
+		bytes += b
+		items += n
+	}
+	return bytes, items, true
+}

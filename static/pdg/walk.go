@@ -1,0 +1,345 @@
+package pdg
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// walker analyses the body of one function instance, statement by
+// statement, in an environment of known values.
+type walker struct {
+	b   *builder
+	d   funcDef
+	fn  *Node
+	env *Env
+}
+
+func (b *builder) newWalker(d funcDef, n *Node, vals []Value) *walker {
+	w := &walker{b: b, d: d, fn: n, env: b.funcEnv(d, vals)}
+	for _, p := range d.f.Params {
+		if p.Type.Pointer == 0 && len(p.Type.Dims) == 0 {
+			if s, ok := baseSize(p.Type); ok {
+				n.Stack += float64(s)
+				continue
+			}
+		}
+		n.Stack += 8 // passed by address
+	}
+	return w
+}
+
+func (w *walker) fortran() bool { return w.d.file.Lang == ir.Fortran }
+
+func (w *walker) walk(blk ir.Block, parent *Node) {
+	for _, s := range blk {
+		w.stmt(s, parent)
+	}
+}
+
+func (w *walker) stmt(s ir.Stmt, parent *Node) {
+	switch s := s.(type) {
+	case *ir.Decl:
+		w.decl(s, parent)
+	case *ir.Assign:
+		w.assign(s, parent)
+	case *ir.Call:
+		w.call(s, parent)
+	case *ir.Loop:
+		w.loop(s, parent)
+	case *ir.If:
+		w.branch(s.Pos, "if", s.Cond, []ir.Block{s.Then, s.Else}, []string{"then", "else"}, parent)
+	case *ir.Switch:
+		labels := make([]string, len(s.Cases))
+		for i := range labels {
+			labels[i] = fmt.Sprintf("case %d", i+1)
+		}
+		parent.Work += ops(s.Tag, w.fortran())
+		w.branch(s.Pos, "switch", nil, s.Cases, labels, parent)
+	case *ir.FortranIO:
+		w.fortranIO(s, parent)
+	case *ir.Return:
+		parent.Work += ops(s.Value, w.fortran())
+	}
+}
+
+func (w *walker) isParam(name string) bool {
+	for _, p := range w.d.f.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// decl declares a local: its size counts towards the function's stack; a
+// file stream constructed with a name opens it.
+func (w *walker) decl(s *ir.Decl, parent *Node) {
+	v := s.Var
+	param := w.isParam(v.Name)
+	w.env.Declare(v)
+	if param {
+		return // a Fortran dummy argument's declaration: keep its value
+	}
+	if n, ok := w.env.typeSize(v.Type); ok {
+		w.fn.Stack += float64(n)
+	}
+	if mode, ok := iosem.StreamType(v.Type.Name); ok && v.Type.Pointer == 0 {
+		w.streamDecl(s, mode, parent)
+		return
+	}
+	if v.Init != nil {
+		parent.Work += ops(v.Init, w.fortran()) + 1
+		w.env.Set(v.Name, Eval(v.Init, w.env))
+	}
+}
+
+// assign counts the operations of an assignment (times the elements of a
+// whole Fortran array) and propagates the assigned value.
+func (w *walker) assign(s *ir.Assign, parent *Node) {
+	work := ops(s.Value, w.fortran()) + 1
+	if s.Op != "=" {
+		work++
+	}
+	if w.fortran() && !s.Partial {
+		if v := w.env.Var(s.Target); v != nil && (len(v.Type.Dims) > 0 || w.env.elems[s.Target] > 0) {
+			if n, ok := w.env.varElems(s.Target); ok && n > 0 {
+				work *= float64(n)
+			}
+		}
+	}
+	parent.Work += work
+	if s.Partial {
+		return
+	}
+	val := s.Value
+	if s.Op != "=" && s.Op != "" {
+		val = ir.Binary{Op: strings.TrimSuffix(s.Op, "="), L: ir.Ref{Name: s.Target}, R: s.Value}
+	}
+	w.env.Set(s.Target, Eval(val, w.env))
+}
+
+// call dispatches a call: through a pointer, a stream member or operator,
+// a program function, a library I/O routine, or an unknown routine.
+func (w *walker) call(c *ir.Call, parent *Node) {
+	if c.Indirect || c.Callee == "" {
+		w.unknownCall(c, parent)
+		return
+	}
+	if w.streamCall(c, parent) {
+		return
+	}
+	if d, ok := w.b.resolve(c.Callee, w.d.file); ok {
+		w.userCall(d, c, parent)
+		return
+	}
+	if s, ok := iosem.Lookup(c.Callee); ok {
+		w.libraryCall(c, s, parent)
+		return
+	}
+	w.unknownCall(c, parent)
+}
+
+// userCall links a call to the callee's instance for the argument values,
+// unless that would recurse or go deeper than Options.MaxDepth.
+func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
+	n := &Node{Kind: CallNode, Name: c.Callee, Pos: c.Pos, Taken: -1, Work: 1}
+	for _, a := range c.Args {
+		n.Work += ops(a, w.fortran())
+	}
+	switch {
+	case w.b.active[d.f]:
+		n.Cut = "recursion"
+	case w.b.depth >= w.b.opts.MaxDepth:
+		n.Cut = "depth"
+	default:
+		vals := make([]Value, len(d.f.Params))
+		for i := range vals {
+			if i < len(c.Args) {
+				vals[i] = Eval(c.Args[i], w.env)
+			}
+		}
+		n.Target = w.b.instance(d, "", vals)
+	}
+	parent.Children = append(parent.Children, n)
+	w.killAddressed(c.Args)
+	w.setResult(c, Value{})
+}
+
+// unknownCall records a call the program does not define and the table
+// does not know: its compute cost, the memory it allocates, the values it
+// sets (GET_COMMAND_ARGUMENT) and its result when pure (atoi).
+func (w *walker) unknownCall(c *ir.Call, parent *Node) {
+	name := c.Callee
+	if c.Indirect || name == "" {
+		name = "(indirect)"
+	}
+	n := &Node{Kind: UnknownNode, Name: name, Pos: c.Pos, Indirect: c.Indirect || c.Callee == "", Taken: -1}
+	n.Work = callCost(c.Callee)
+	for _, a := range c.Args {
+		n.Work += ops(a, w.fortran())
+	}
+	n.Space = w.allocation(c)
+	parent.Children = append(parent.Children, n)
+	w.killAddressed(c.Args)
+	w.commandArgument(c)
+	var v Value
+	if !n.Indirect {
+		v = Eval(ir.CallExpr{Callee: c.Callee, Args: c.Args}, w.env)
+	}
+	w.setResult(c, v)
+}
+
+// setResult records the value a call returned, for its Result variable
+// and for the CallExpr that refers to it.
+func (w *walker) setResult(c *ir.Call, v Value) {
+	if c.Callee != "" {
+		w.env.calls[c.Callee] = v
+	}
+	if c.Result != "" {
+		w.env.Set(c.Result, v)
+	}
+}
+
+// killAddressed forgets the variables a call may modify.
+func (w *walker) killAddressed(args []ir.Expr) {
+	for _, a := range args {
+		if name := addressed(a, w.d.file.Lang); name != "" {
+			if v, ok := w.env.vals[name]; ok && v.Kind == HandleVal {
+				continue // a handle passed by reference (Fortran unit, MPI_File) stays the same
+			}
+			w.env.Kill(name)
+		}
+	}
+}
+
+// commandArgument handles Fortran's GET_COMMAND_ARGUMENT(n, value) and
+// GETARG(n, value).
+func (w *walker) commandArgument(c *ir.Call) {
+	switch strings.ToLower(c.Callee) {
+	case "get_command_argument", "getarg":
+	default:
+		return
+	}
+	if len(c.Args) < 2 || !w.env.shared.hasArgs {
+		return
+	}
+	i, ok := Eval(c.Args[0], w.env).Int()
+	r, isRef := c.Args[1].(ir.Ref)
+	if !ok || !isRef || i < 1 || int(i) > len(w.env.shared.args) {
+		return
+	}
+	w.env.Set(r.Name, StrValue(w.env.shared.args[i-1], Argument))
+}
+
+// allocation returns the bytes a heap allocation requests (malloc, calloc,
+// realloc, aligned_alloc, Fortran ALLOCATE) and records the element count
+// of the allocated array, so later transfers of the whole array know its
+// size.
+func (w *walker) allocation(c *ir.Call) float64 {
+	arg := func(i int) Value {
+		if i < len(c.Args) {
+			return Eval(c.Args[i], w.env)
+		}
+		return Value{}
+	}
+	var bytes int64
+	var ok bool
+	switch strings.ToLower(c.Callee) {
+	case "malloc":
+		bytes, ok = arg(0).Int()
+	case "realloc", "aligned_alloc":
+		bytes, ok = arg(1).Int()
+	case "calloc":
+		n, nok := arg(0).Int()
+		s, sok := arg(1).Int()
+		bytes, ok = n*s, nok && sok
+	case "allocate":
+		return w.fortranAllocate(c.Args)
+	}
+	if !ok || bytes <= 0 {
+		return 0
+	}
+	if v := w.env.Var(c.Result); v != nil && v.Type.Pointer > 0 {
+		t := v.Type
+		t.Pointer--
+		if s, ok := baseSize(t); ok && s > 0 {
+			w.env.elems[c.Result] = bytes / s
+		}
+	}
+	return float64(bytes)
+}
+
+// fortranAllocate handles ALLOCATE(a(n, m), b(k)).
+func (w *walker) fortranAllocate(args []ir.Expr) float64 {
+	var total float64
+	for _, a := range args {
+		ix, ok := a.(ir.Index)
+		if !ok {
+			continue
+		}
+		r, ok := ix.X.(ir.Ref)
+		if !ok {
+			continue
+		}
+		n, ok := w.env.count(ix.Idx)
+		if !ok {
+			continue
+		}
+		w.env.elems[r.Name] = n
+		if v := w.env.Var(r.Name); v != nil {
+			t := v.Type
+			t.Pointer = 0
+			if s, ok := baseSize(t); ok {
+				total += float64(n * s)
+			}
+		}
+	}
+	return total
+}
+
+// branch builds a branch node with one alternative node per block. The
+// environment after it keeps what all alternatives agree on, or what the
+// taken alternative left when the condition is a compile-time constant.
+func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, labels []string, parent *Node) {
+	n := &Node{Kind: BranchNode, Name: name, Pos: pos, EndLine: lastLine(alts), Taken: -1}
+	if cond != nil {
+		parent.Work += ops(cond, w.fortran())
+		if t, ok := truth(Eval(cond, w.env)); ok {
+			n.Taken = 1
+			if t {
+				n.Taken = 0
+			}
+		}
+	}
+	base := w.env
+	envs := make([]*Env, len(alts))
+	for i, blk := range alts {
+		a := &Node{Kind: AltNode, Name: labels[i], Pos: pos, EndLine: lastLine([]ir.Block{blk}), Taken: -1}
+		if len(blk) > 0 {
+			a.Pos = blk[0].Position()
+		}
+		w.env = base.Clone()
+		w.walk(blk, a)
+		envs[i] = w.env
+		n.Children = append(n.Children, a)
+	}
+	if n.Taken >= 0 {
+		w.env = envs[n.Taken]
+	} else {
+		w.env = base
+		w.env.merge(envs)
+	}
+	parent.Children = append(parent.Children, n)
+}
+
+// lastLine returns the line of the last statement of the blocks.
+func lastLine(blks []ir.Block) int {
+	line := 0
+	for _, b := range blks {
+		visitStmts(b, func(s ir.Stmt) { line = max(line, s.Position().Line) })
+	}
+	return line
+}
