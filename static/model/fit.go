@@ -1,0 +1,142 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/iolens/iolens/static/features"
+	"github.com/iolens/iolens/static/sysprof"
+)
+
+// DefaultMinT is the |t| below which stepwise selection drops a variable:
+// about the two-sided 5 % critical value of Student's t for more than 30
+// residual degrees of freedom, the paper's rule.
+const DefaultMinT = 2.0
+
+// ErrTooFewSamples is returned when a fit has no more samples than
+// coefficients plus one (n ≤ k+1).
+var ErrTooFewSamples = errors.New("too few samples")
+
+// Sample is one block with a measured I/O intensity (I/O time / wall time).
+type Sample struct {
+	Name     string
+	X        X
+	Measured float64
+}
+
+// NewSample normalises a block's parameters into a Sample.
+func NewSample(name string, p features.Params, sys sysprof.System, measured float64) Sample {
+	return Sample{Name: name, X: Normalize(p, sys), Measured: measured}
+}
+
+// FitOptions control Fit.
+type FitOptions struct {
+	// MinT is the stepwise threshold; 0 means DefaultMinT.
+	MinT float64
+	// KeepAll disables the stepwise elimination.
+	KeepAll bool
+	// Exclude removes variables from the candidates.
+	Exclude [NumVars]bool
+	// Version and TrainedOn are copied into the model.
+	Version, TrainedOn string
+}
+
+// Fit estimates a model by ordinary least squares on an intercept and the
+// candidate variables, then backward stepwise elimination:
+//
+//  1. Candidates that are constant over the samples or (numerically) a
+//     linear combination of the intercept and the earlier kept candidates
+//     are dropped as collinear (Gram-Schmidt in variable order).
+//  2. The fit needs n > k+1 samples for k remaining variables
+//     (ErrTooFewSamples).
+//  3. While some variable has |t| < MinT, the one with the smallest |t|
+//     (the first on ties) is dropped and the model refitted. The intercept
+//     is always kept.
+//
+// Samples must have finite X and Measured. Blocks without I/O should be
+// left out: Predict returns 0 for them without the model.
+func Fit(samples []Sample, opts FitOptions) (Model, Table, error) {
+	if len(samples) == 0 {
+		return Model{}, Table{}, fmt.Errorf("fitting: no samples: %w", ErrTooFewSamples)
+	}
+	for _, s := range samples {
+		if !finite(s.Measured) || slices.ContainsFunc(s.X[:], func(v float64) bool { return !finite(v) }) {
+			return Model{}, Table{}, fmt.Errorf("fitting: sample %q has a non-finite value", s.Name)
+		}
+	}
+	minT := opts.MinT
+	if minT == 0 {
+		minT = DefaultMinT
+	}
+	names := Names()
+	var cols []int
+	for i := range NumVars {
+		if !opts.Exclude[i] {
+			cols = append(cols, i)
+		}
+	}
+	cols, collinear := independent(samples, cols)
+	var dropped []Dropped
+	for _, c := range collinear {
+		dropped = append(dropped, Dropped{Name: names[c], Reason: "collinear"})
+	}
+	reg, err := ols(samples, cols)
+	if err != nil {
+		return Model{}, Table{}, fmt.Errorf("fitting %d variables: %w", len(cols), err)
+	}
+	for !opts.KeepAll && len(cols) > 0 {
+		j := weakest(reg.t[1:])
+		if math.Abs(reg.t[1+j]) >= minT {
+			break
+		}
+		dropped = append(dropped, Dropped{Name: names[cols[j]], T: reg.t[1+j], Reason: fmt.Sprintf("|t| < %g", minT)})
+		cols = slices.Delete(cols, j, j+1)
+		if reg, err = ols(samples, cols); err != nil {
+			return Model{}, Table{}, fmt.Errorf("refitting %d variables: %w", len(cols), err)
+		}
+	}
+	m := reg.model(opts, minT)
+	t := m.Table()
+	t.Dropped = dropped
+	return m, t, nil
+}
+
+// weakest returns the index of the smallest |t|, the first on ties.
+func weakest(t []float64) int {
+	best := 0
+	for i, v := range t {
+		if math.Abs(v) < math.Abs(t[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// model turns a regression into a Model.
+func (r regression) model(opts FitOptions, minT float64) Model {
+	m := Model{
+		Format:    FileFormat,
+		Version:   opts.Version,
+		TrainedOn: opts.TrainedOn,
+		Names:     Names(),
+		Intercept: r.coef[0],
+		Stats: Stats{
+			N:           r.n,
+			InterceptSE: r.se[0],
+			InterceptT:  r.t[0],
+			R2:          r.r2,
+			AdjR2:       r.adj,
+			F:           r.f,
+			MinT:        minT,
+		},
+	}
+	for j, c := range r.cols {
+		m.Selected[c] = true
+		m.Coef[c] = r.coef[1+j]
+		m.Stats.SE[c] = r.se[1+j]
+		m.Stats.T[c] = r.t[1+j]
+	}
+	return m
+}

@@ -1,0 +1,146 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/iolens/iolens/static/features"
+	"github.com/iolens/iolens/static/sysprof"
+)
+
+func TestVariablesDocumented(t *testing.T) {
+	seen := map[string]bool{}
+	for i, v := range Variables() {
+		if v.Name == "" || v.Desc == "" || v.Formula == "" || seen[v.Name] {
+			t.Errorf("X%d: %+v", i+1, v)
+		}
+		seen[v.Name] = true
+		if Index(v.Name) != i {
+			t.Errorf("Index(%q) = %d, want %d", v.Name, Index(v.Name), i)
+		}
+	}
+	if Index("nope") != -1 {
+		t.Error("Index of an unknown name")
+	}
+}
+
+func TestNormalizeValues(t *testing.T) {
+	p := features.Params{
+		LoopIO: 999, Calls: 8, Bytes: 1e12, Sync: 8, Conditional: 2, Binary: 6, Flushes: 2,
+		FileSize: 0, Files: 3e6, Space: 1e12, Stack: 1e8, Random: 20, Small: 4, Work: 1e6,
+	}
+	sys := refSystem()
+	x := Normalize(p, sys)
+	want := X{
+		math.Log10(1000) / math.Log10(1+1e9), // X1
+		math.Log10(9) / math.Log10(1+1e9),    // X2
+		1,                                    // X3: 1e12 is the reference
+		1, 0.25, 0.75,                        // X4–X6: shares of 8 calls
+		0.2,     // X7: 2 flushes among 10
+		0,       // X8
+		1, 1, 1, // X9–X11 at or above their references
+		1,                                 // X12: 20 random of 8 calls, clamped
+		0.5,                               // X13
+		math.Log10(2) / math.Log10(1+1e4), // X14: one rank per target
+		sys.StorageScore,                  // X15
+		EstimateTimes(p, sys).IOShare(),   // X16
+	}
+	for i := range x {
+		if !near(x[i], want[i], 1e-14) {
+			t.Errorf("X%d = %v, want %v", i+1, x[i], want[i])
+		}
+	}
+	p.Procs, p.Storage = 99, 0.25 // set by the feature extraction: they win
+	x = Normalize(p, sys)
+	if !near(x[13], 2/math.Log10(1+1e4), 1e-14) || x[14] != 0.25 {
+		t.Errorf("X14, X15 = %v, %v with P14 = 99, P15 = 0.25", x[13], x[14])
+	}
+}
+
+func TestEstimateTimes(t *testing.T) {
+	sys := refSystem()
+	got := EstimateTimes(ioBound(), sys)
+	want := Times{Calls: 1000 * 4e-6, Data: 0.2, Compute: 0.5}
+	if !nearTimes(got, want) || !near(got.IOShare(), 0.204/0.704, 1e-14) {
+		t.Errorf("binary block: %+v, want %+v", got, want)
+	}
+
+	// 100 formatted calls of 10 bytes each, 10 of them small, 5 random, 3
+	// flushes and 7 metadata calls, with 4 ranks on one target.
+	p := features.Params{Calls: 100, Bytes: 1000, Small: 10, Random: 5, Flushes: 3, Metadata: 7, Procs: 4, Work: 2e6}
+	got = EstimateTimes(p, sys)
+	ns := 0.5e-9
+	want = Times{
+		Calls:   100 * 4e-6,
+		Data:    1000 / (500e6 / 4),
+		Flush:   3 * 1e-3 * 4,
+		Meta:    7 * 4e-6,
+		Format:  (100*FormatOpsPerCall + 1000*FormatOpsPerByte) * ns,
+		Small:   10 * 4e-6,
+		Random:  5 * 150e-6,
+		Compute: 2e6 * ns,
+	}
+	if !nearTimes(got, want) {
+		t.Errorf("formatted block: %+v, want %+v", got, want)
+	}
+	if s := (Times{}).IOShare(); s != 0 {
+		t.Errorf("empty share %v", s)
+	}
+	if s := (Times{Meta: 1}).IOShare(); s != 1 {
+		t.Errorf("I/O only share %v", s)
+	}
+}
+
+func nearTimes(a, b Times) bool {
+	x := []float64{a.Calls, a.Data, a.Flush, a.Meta, a.Format, a.Small, a.Random, a.Compute}
+	y := []float64{b.Calls, b.Data, b.Flush, b.Meta, b.Format, b.Small, b.Random, b.Compute}
+	for i := range x {
+		if !near(x[i], y[i], 1e-14) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNormalizeRanges checks the documented range [0, 1] of every variable
+// over random parameters and systems, including zeros, huge, negative,
+// infinite and NaN values.
+func TestNormalizeRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	value := func() float64 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return -rng.Float64() * 100
+		case 2:
+			return math.Inf(1)
+		case 3:
+			return math.NaN()
+		default:
+			return math.Pow(10, rng.Float64()*20-3)
+		}
+	}
+	for range 20000 {
+		p := features.Params{
+			LoopIO: value(), Calls: value(), Bytes: value(), Sync: value(), Conditional: value(),
+			Binary: value(), Flushes: value(), FileSize: value(), Files: value(), Space: value(),
+			Stack: value(), Random: value(), Small: value(), Procs: value(), Storage: value(),
+			Metadata: value(), Work: value(),
+		}
+		sys := sysprof.System{
+			SecondsPerOp: value(), ReadBandwidth: value(), WriteBandwidth: value(), OpLatency: value(),
+			SyncLatency: value(), ReadLatency: value(), MetaLatency: value(), StorageScore: value(),
+			Ranks: value(), Targets: value(),
+		}
+		for i, v := range Normalize(p, sys) {
+			if !(v >= 0 && v <= 1) {
+				t.Fatalf("X%d = %v outside [0, 1] for %+v on %+v", i+1, v, p, sys)
+			}
+		}
+		if y := Default().Predict(p, sys); !(y >= 0 && y <= 1) || (!p.HasIO() && y != 0) {
+			t.Fatalf("prediction %v for %+v", y, p)
+		}
+	}
+}
