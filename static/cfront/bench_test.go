@@ -1,0 +1,120 @@
+package cfront
+
+import (
+	"bytes"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the CPU time the process has used; with other work on
+// the machine it measures throughput better than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportLines reports lines per second of wall-clock and of CPU time.
+func reportLines(b *testing.B, lines int, cpu time.Duration) {
+	total := float64(lines) * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "lines/s")
+	if cpu > 0 {
+		b.ReportMetric(total/cpu.Seconds(), "lines/cpu-s")
+	}
+}
+
+// generateC returns a C source of about n functions in the style of an
+// HPC kernel file: comments, macros, structs, loop nests, branches and I/O
+// calls.
+func generateC(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("#include <stdio.h>\n#include <stdlib.h>\n\n#define NX 128\n#define NY (2 * NX)\n\n")
+	b.WriteString("struct field { double *data; int nx, ny; };\n\nstatic FILE *logf;\n\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `/* kernel_%[1]d: relax the field and checkpoint it. */
+static double kernel_%[1]d(struct field *f, int steps, const char *path)
+{
+	int i, j, step;
+	double sum = 0.0, *tmp = malloc(NX * NY * sizeof(double));
+	FILE *fp = fopen(path, "wb");
+
+	for (step = 0; step < steps; step++) {
+		for (i = 1; i < f->nx - 1; i++) {
+			for (j = 1; j < f->ny - 1; j += 1) {
+				tmp[i * NY + j] = 0.25 * (f->data[(i - 1) * NY + j] + f->data[(i + 1) * NY + j]);
+				sum += tmp[i * NY + j];
+			}
+		}
+		if (step %% 10 == 0) {
+			fwrite(tmp, sizeof(double), NX * NY, fp); // checkpoint
+			fflush(fp);
+		} else if (step > 100) {
+			break;
+		}
+	}
+	switch (steps) {
+	case 0:
+		fprintf(logf, "no steps\n");
+		break;
+	default:
+		fprintf(logf, "%%d steps, sum %%g\n", steps, sum);
+	}
+	fclose(fp);
+	free(tmp);
+	return sum;
+}
+
+`, i)
+	}
+	return b.Bytes()
+}
+
+// benchSizes are the generated files of the benchmarks, in functions: a
+// typical source file (about 3,300 lines) and a very large one (66,000).
+var benchSizes = []int{100, 2000}
+
+func BenchmarkParse(b *testing.B) {
+	for _, n := range benchSizes {
+		src := generateC(n)
+		lines := countLines(src)
+		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			cpu := cpuTime()
+			for b.Loop() {
+				if _, err := Parse("gen.c", src); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportLines(b, lines, cpuTime()-cpu)
+		})
+	}
+}
+
+// BenchmarkTreeSitter measures tree-sitter's parse and the flattening
+// alone, the floor under BenchmarkParse.
+func BenchmarkTreeSitter(b *testing.B) {
+	p, err := newParser(false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range benchSizes {
+		src := generateC(n)
+		lines := countLines(src)
+		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			cpu := cpuTime()
+			for b.Loop() {
+				ft, err := p.parse(src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ft.free()
+			}
+			reportLines(b, lines, cpuTime()-cpu)
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package cfront
+
+import (
+	"github.com/iolens/iolens/static/ir"
+)
+
+// builder lowers one file's syntax tree to IR.
+type builder struct {
+	t     *tree
+	file  *ir.File
+	cpp   bool
+	types typeSizes
+
+	// scope is the stack of enclosing namespaces and classes; prefix is
+	// their names joined by "::" (with a trailing "::"), or "".
+	scope  []scopeEntry
+	prefix string
+	// classes and namespaces record the names defined in the file, to
+	// tell a method "C::f" from a namespace function "ns::f".
+	classes    map[string]bool
+	namespaces map[string]bool
+
+	// globals and locals are the variables in scope: file-scope ones, and
+	// the parameters and locals of the function being lowered.
+	globals map[string]bool
+	locals  map[string]bool
+
+	// pending collects the statements hoisted out of the expressions of
+	// the statement being lowered: calls and embedded assignments.
+	pending []ir.Stmt
+	// lastCallNode is the node of the last call hoisted.
+	lastCallNode int32
+}
+
+// scopeEntry is an enclosing namespace or class.
+type scopeEntry struct {
+	name   string
+	class  bool
+	prefix string // the builder's prefix before entering
+}
+
+func newBuilder(t *tree, f *ir.File) *builder {
+	return &builder{
+		t:          t,
+		file:       f,
+		cpp:        f.Lang == ir.CPP,
+		classes:    map[string]bool{},
+		namespaces: map[string]bool{},
+		globals:    map[string]bool{},
+		locals:     map[string]bool{},
+	}
+}
+
+func (b *builder) pos(i int32) ir.Pos { return ir.Pos{File: b.file.Path, Line: b.t.line(i)} }
+
+// push enters a namespace or class.
+func (b *builder) push(name string, class bool) {
+	b.scope = append(b.scope, scopeEntry{name: name, class: class, prefix: b.prefix})
+	if name != "" {
+		b.prefix = b.prefix + name + "::"
+	}
+}
+
+func (b *builder) pop() {
+	top := b.scope[len(b.scope)-1]
+	b.scope = b.scope[:len(b.scope)-1]
+	b.prefix = top.prefix
+}
+
+// inClass tells whether the innermost scope is a class.
+func (b *builder) inClass() bool { return len(b.scope) > 0 && b.scope[len(b.scope)-1].class }
+
+// isVar tells whether name is a variable in scope.
+func (b *builder) isVar(name string) bool { return b.locals[name] || b.globals[name] }
+
+// hoist appends a statement to the pending ones.
+func (b *builder) hoist(s ir.Stmt) { b.pending = append(b.pending, s) }
+
+// flush moves the pending statements to out.
+func (b *builder) flush(out *ir.Block) {
+	if len(b.pending) == 0 {
+		return
+	}
+	*out = append(*out, b.pending...)
+	clear(b.pending)
+	b.pending = b.pending[:0]
+}
+
+// isolate runs lower with an empty pending list and returns the
+// expression it produced and the statements it hoisted.
+func (b *builder) isolate(lower func() ir.Expr) (ir.Expr, []ir.Stmt) {
+	saved := b.pending
+	b.pending = nil
+	e := lower()
+	hoisted := b.pending
+	b.pending = saved
+	return e, hoisted
+}
+
+// lastCall returns the last pending statement if it is a call.
+func (b *builder) lastCall() *ir.Call {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	c, _ := b.pending[len(b.pending)-1].(*ir.Call)
+	return c
+}

@@ -1,0 +1,237 @@
+package cfront
+
+import (
+	"strings"
+
+	"github.com/iolens/iolens/static/ir"
+)
+
+// translationUnit lowers the items of a translation unit, a namespace
+// body, a linkage specification or a preprocessor block at file scope.
+func (b *builder) translationUnit(i int32) {
+	for c := b.t.first(i); c != none; c = b.t.next(c) {
+		b.topItem(c)
+	}
+}
+
+// topItem lowers one file-scope item.
+func (b *builder) topItem(i int32) {
+	t := b.t
+	switch t.kind(i) {
+	case kFunctionDefinition:
+		b.function(i)
+	case kDeclaration:
+		b.fileDecl(i)
+	case kTypeDefinition:
+		b.typedef(i)
+	case kStructSpecifier, kUnionSpecifier, kClassSpecifier, kEnumSpecifier:
+		b.typeSpecifier(i)
+	case kNamespaceDefinition:
+		b.namespace(i)
+	case kLinkageSpecification:
+		if body := t.child(i, fBody); body != none {
+			if t.kind(body) == kDeclarationList {
+				b.translationUnit(body)
+			} else {
+				b.topItem(body)
+			}
+		}
+	case kTemplateDeclaration, kDeclarationList, kError:
+		// Template parameters are skipped by topItem; an ERROR node may
+		// still hold whole functions.
+		b.translationUnit(i)
+	case kPreprocDef:
+		b.define(i)
+	case kPreprocIf, kPreprocIfdef, kPreprocElse, kPreprocElif, kPreprocElifdef:
+		for c := t.first(i); c != none; c = t.next(c) {
+			if f := t.field(c); f != fName && f != fCondition {
+				b.topItem(c)
+			}
+		}
+	}
+}
+
+// namespace lowers a namespace definition.
+func (b *builder) namespace(i int32) {
+	name := ""
+	if n := b.t.child(i, fName); n != none {
+		name = b.t.text(n)
+		b.namespaces[name] = true
+		if b.t.kind(n) != kNamespaceIdentifier {
+			// "namespace a::b": record each component.
+			for _, part := range strings.Split(name, "::") {
+				b.namespaces[strings.TrimSpace(part)] = true
+			}
+		}
+	}
+	b.push(name, false)
+	if body := b.t.child(i, fBody); body != none {
+		b.translationUnit(body)
+	}
+	b.pop()
+}
+
+// classBody lowers the members of a class, struct or union body: member
+// functions are kept, data members measured into layout.
+func (b *builder) classBody(list int32, layout *structLayout) {
+	t := b.t
+	for c := t.first(list); c != none; c = t.next(c) {
+		switch t.kind(c) {
+		case kFunctionDefinition:
+			b.function(c)
+		case kTemplateDeclaration:
+			b.classBody(c, nil)
+		case kFieldDeclaration:
+			b.member(c, layout)
+		case kDeclaration: // static data members
+			b.fileDecl(c)
+		case kPreprocIf, kPreprocIfdef, kPreprocElse, kPreprocElif, kPreprocElifdef:
+			b.classBody(c, layout)
+		case kStructSpecifier, kUnionSpecifier, kClassSpecifier, kEnumSpecifier:
+			b.typeSpecifier(c)
+		}
+	}
+}
+
+// member measures a data member declaration into layout; a member function
+// declaration is skipped.
+func (b *builder) member(i int32, layout *structLayout) {
+	t := b.t
+	base := b.baseType(t.child(i, fType))
+	for c := t.first(i); c != none; c = t.next(c) {
+		if t.field(c) != fDeclarator {
+			continue
+		}
+		d := b.declarator(c, base)
+		if d.fn != none {
+			continue
+		}
+		if layout == nil {
+			continue
+		}
+		if t.childOfKind(i, kStorageClassSpecifier) != none { // static member
+			continue
+		}
+		size, align := b.memberLayout(d.typ)
+		layout.add(size, align)
+	}
+}
+
+// memberLayout returns the size and alignment of a member of type typ.
+func (b *builder) memberLayout(typ ir.Type) (size, align int64) {
+	l := sizeAlign{size: typ.Size, align: typ.Size}
+	if typ.Pointer > 0 {
+		l = sizeAlign{pointerSize, pointerSize}
+	} else if sa, ok := b.types.defined[typ.Name]; ok {
+		l = sa
+	}
+	if l.align > 16 {
+		l.align = 16
+	}
+	size = l.size
+	for _, d := range typ.Dims {
+		n, ok := d.(ir.Int)
+		if !ok || n.V <= 0 {
+			return 0, 0
+		}
+		size *= n.V
+	}
+	return size, l.align
+}
+
+// function lowers a function definition.
+func (b *builder) function(i int32) {
+	t := b.t
+	fd := t.child(i, fDeclarator)
+	for fd != none && t.kind(fd) != kFunctionDeclarator {
+		switch t.kind(fd) {
+		case kPointerDeclarator, kReferenceDeclarator, kParenthesizedDeclarator, kAttributedDeclarator:
+			if d := t.child(fd, fDeclarator); d != none {
+				fd = d
+			} else {
+				fd = t.firstNamed(fd)
+			}
+		default:
+			fd = none
+		}
+	}
+	if fd == none {
+		return // a macro-heavy definition tree-sitter could not structure
+	}
+	f := &ir.Func{Kind: ir.Function, Pos: b.pos(i), EndLine: t.endLine(i)}
+	b.funcName(f, t.child(fd, fDeclarator))
+
+	clear(b.locals)
+	f.Params = b.params(t.child(fd, fParameters))
+	for _, p := range f.Params {
+		if p.Name != "" {
+			b.locals[p.Name] = true
+		}
+	}
+	if body := t.child(i, fBody); body != none {
+		b.pending = b.pending[:0]
+		b.stmt(body, &f.Body)
+		f.EndLine = t.endLine(body)
+	}
+	b.file.Funcs = append(b.file.Funcs, f)
+}
+
+// funcName sets the name, kind and module of f from its declarator name.
+func (b *builder) funcName(f *ir.Func, n int32) {
+	if n == none {
+		return
+	}
+	name := b.t.text(n)
+	if strings.ContainsAny(name, " \t\n") {
+		name = strings.Join(strings.Fields(name), "")
+	}
+	if cut := strings.LastIndex(name, "::"); cut > 0 && b.t.kind(n) == kQualifiedIdentifier {
+		// Out-of-class definition "C::f" (a method unless C is a known
+		// namespace) or "ns::f".
+		scope := name[:cut]
+		last := scope[strings.LastIndex(scope, "::")+1:]
+		if b.inClass() || b.classes[last] || !b.namespaces[last] {
+			f.Kind = ir.Method
+		}
+		f.Name = b.prefix + name
+		f.Module = b.prefix + scope
+		return
+	}
+	f.Name = b.prefix + name
+	if b.prefix != "" {
+		f.Module = b.prefix[:len(b.prefix)-2]
+	}
+	if b.inClass() {
+		f.Kind = ir.Method
+	}
+}
+
+// params lowers a parameter list.
+func (b *builder) params(list int32) []*ir.Var {
+	if list == none {
+		return nil
+	}
+	t := b.t
+	var ps []*ir.Var
+	for c := t.first(list); c != none; c = t.next(c) {
+		k := t.kind(c)
+		if k != kParameterDeclaration && k != kOptionalParameterDeclaration {
+			continue
+		}
+		base := b.baseType(t.child(c, fType))
+		dn := t.child(c, fDeclarator)
+		if dn == none && base.Name == "void" {
+			continue // f(void)
+		}
+		v := &ir.Var{Pos: b.pos(c), Type: base, Const: b.isConst(c)}
+		if dn != none {
+			d := b.declarator(dn, base)
+			v.Name, v.Type = d.name, d.typ
+			if d.typ.Pointer > 0 {
+				v.Const = d.constPtr
+			}
+		}
+		ps = append(ps, v)
+	}
+	return ps
+}

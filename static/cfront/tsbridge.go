@@ -1,0 +1,278 @@
+package cfront
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/c"
+	"github.com/smacker/go-tree-sitter/cpp"
+)
+
+// node is one node of a flattened syntax tree, in preorder. Its children
+// follow it: the first at index+1 when nkids > 0, the others through next.
+type node struct {
+	sym     uint16 // grammar symbol (symError: ERROR)
+	field   uint8  // field id within the parent, 0 if none
+	flags   uint8  // flagNamed | flagMissing
+	start   uint32 // byte offsets
+	end     uint32
+	line    uint32 // 0-based rows
+	endLine uint32
+	next    int32 // index of the next sibling, -1 if none
+	nkids   int32 // number of children kept
+}
+
+const (
+	flagNamed   = 1
+	flagMissing = 2
+	symError    = math.MaxUint16
+)
+
+// Per-symbol properties of a language, read once so that the walk needs no
+// call into tree-sitter for them.
+const (
+	symNamed      = 1 << iota // a named node (IsNamed)
+	symMaybeExtra             // a named node that can be an extra (a comment)
+)
+
+// walkTables holds what the flattening walk needs to know about one
+// language's symbols and fields.
+type walkTables struct {
+	lang   *sitter.Language
+	syms   []uint8          // symNamed | symMaybeExtra, by symbol id
+	fields map[string]uint8 // field id by name
+}
+
+func newWalkTables(lang *sitter.Language) *walkTables {
+	n := lang.SymbolCount()
+	w := &walkTables{lang: lang, syms: make([]uint8, n), fields: make(map[string]uint8)}
+	for s := uint32(0); s < n; s++ {
+		if lang.SymbolType(sitter.Symbol(s)) != sitter.SymbolTypeRegular {
+			continue
+		}
+		w.syms[s] = symNamed
+		// The only named extras of the C and C++ grammars are comments:
+		// their parse tables shift no other symbol as an extra.
+		if lang.SymbolName(sitter.Symbol(s)) == "comment" {
+			w.syms[s] |= symMaybeExtra
+		}
+	}
+	for id := 1; id <= math.MaxUint8; id++ {
+		name := lang.FieldName(id)
+		if name == "" {
+			break
+		}
+		w.fields[name] = uint8(id)
+	}
+	return w
+}
+
+// sym returns the properties of symbol s.
+func (w *walkTables) sym(s uint16) uint8 {
+	if int(s) < len(w.syms) {
+		return w.syms[s]
+	}
+	if s == symError {
+		return symNamed
+	}
+	return 0
+}
+
+// tables holds the lazily built walk tables of C and C++.
+var tables = [2]func() *walkTables{
+	sync.OnceValue(func() *walkTables { return newWalkTables(language(false)) }),
+	sync.OnceValue(func() *walkTables { return newWalkTables(language(true)) }),
+}
+
+// parser is a tree-sitter parser for one language. The binding releases its
+// C memory when it is garbage collected.
+type parser struct {
+	ts  *sitter.Parser
+	tab *walkTables
+}
+
+func newParser(isCPP bool) (*parser, error) {
+	tab := tables[0]()
+	if isCPP {
+		tab = tables[1]()
+	}
+	p := sitter.NewParser()
+	p.SetLanguage(tab.lang)
+	return &parser{ts: p, tab: tab}, nil
+}
+
+// flatTree is a parsed file flattened into one array.
+type flatTree struct {
+	nodes []node
+}
+
+// free releases the tree's nodes; the tree must not be used afterwards.
+func (t *flatTree) free() { t.nodes = nil }
+
+// errTimeout reports a parse abandoned because it took too long, which
+// tree-sitter's error recovery can on long stretches of garbage.
+var errTimeout = errors.New("tree-sitter gave up: parse took too long")
+
+// parseTimeout bounds the time tree-sitter may spend on src: far more than
+// any real source needs (they parse at megabytes per second).
+func parseTimeout(src []byte) time.Duration {
+	return 10*time.Second + time.Duration(len(src))*20*time.Microsecond
+}
+
+// parse parses src into a flattened tree.
+func (p *parser) parse(src []byte) (*flatTree, error) {
+	return p.parseWithin(src, parseTimeout(src))
+}
+
+// parseWithin parses src into a flattened tree, giving up after timeout.
+func (p *parser) parseWithin(src []byte, timeout time.Duration) (*flatTree, error) {
+	if uint64(len(src)) >= math.MaxInt32 {
+		return nil, fmt.Errorf("source of %d bytes is too large", len(src))
+	}
+	// tree-sitter's own clock rather than a context: a cancellable context
+	// makes the binding start a goroutine per parse that can leave the
+	// parser's cancellation flag set after the parse has finished.
+	p.ts.SetOperationLimit(max(int(timeout.Microseconds()), 1))
+	ts, err := p.ts.ParseCtx(context.Background(), nil, src)
+	if err != nil {
+		p.ts.Reset() // do not resume the abandoned parse next time
+		if errors.Is(err, sitter.ErrOperationLimit) {
+			return nil, errTimeout
+		}
+		return nil, fmt.Errorf("tree-sitter: %w", err)
+	}
+	defer ts.Close()
+	return &flatTree{nodes: p.tab.flatten(ts, src)}, nil
+}
+
+// frame is an open node of the walk: its index and that of its last kept
+// child.
+type frame struct{ node, last int32 }
+
+// flatten walks ts, the tree of src, in preorder with one cursor and
+// returns its nodes, comments (named extras) left out with their subtrees.
+//
+// Every accessor of the binding is a cgo call, so the walk asks for little:
+// the cursor's moves, the node, its symbol, its byte range and field name.
+// Whether a node is named comes from the symbol, rows from the byte offsets
+// (tree-sitter counts rows by '\n'), and IsMissing and IsExtra are asked
+// only of the nodes that can be missing (empty ones) or extra (comments).
+func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
+	lines := lineStarts(src)
+	nodes := make([]node, 0, len(src)/2+16)
+	stack := make([]frame, 0, 64)
+	cur := sitter.NewTreeCursor(ts.RootNode())
+	defer cur.Close()
+	row := 0 // row of the last start offset: offsets grow in preorder
+	for {
+		n := cur.CurrentNode()
+		sym := uint16(n.Symbol())
+		props := w.sym(sym)
+		if props&symMaybeExtra == 0 || !n.IsExtra() {
+			start, end := n.StartByte(), n.EndByte()
+			var flags uint8
+			if props&symNamed != 0 {
+				flags = flagNamed
+			}
+			if start == end && n.IsMissing() {
+				flags |= flagMissing
+			}
+			var field uint8
+			if name := cur.CurrentFieldName(); name != "" {
+				field = w.fields[name]
+			}
+			row = rowOf(lines, row, start)
+			i := int32(len(nodes))
+			nodes = append(nodes, node{
+				sym:     sym,
+				field:   field,
+				flags:   flags,
+				start:   start,
+				end:     end,
+				line:    uint32(row),
+				endLine: uint32(rowOf(lines, row, end)),
+				next:    none,
+			})
+			if len(stack) > 0 {
+				f := &stack[len(stack)-1]
+				if f.last >= 0 {
+					nodes[f.last].next = i
+				}
+				f.last = i
+				nodes[f.node].nkids++
+			}
+			if cur.GoToFirstChild() {
+				stack = append(stack, frame{node: i, last: none})
+				continue
+			}
+		}
+		for !cur.GoToNextSibling() {
+			if !cur.GoToParent() {
+				return nodes
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// lineStarts returns the offsets at which the lines of src start.
+func lineStarts(src []byte) []uint32 {
+	lines := make([]uint32, 1, len(src)/24+2)
+	for i, c := range src {
+		if c == '\n' {
+			lines = append(lines, uint32(i+1))
+		}
+	}
+	return lines
+}
+
+// rowOf returns the 0-based row of offset off, searching from row from,
+// which must not be after it.
+func rowOf(lines []uint32, from int, off uint32) int {
+	if from >= len(lines) || lines[from] > off {
+		from = 0
+	}
+	if from+1 >= len(lines) || lines[from+1] > off {
+		return from // the common case: the same row
+	}
+	// Binary search for the last line starting at or before off.
+	lo, hi := from+1, len(lines)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if lines[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// language returns the tree-sitter language whose symbol and field names
+// describe the trees of the C (cpp false) or C++ grammar.
+func language(isCPP bool) *sitter.Language {
+	if isCPP {
+		return cpp.GetLanguage()
+	}
+	return c.GetLanguage()
+}
+
+// parserPool hands out parsers of one language.
+type parserPool struct {
+	cpp  bool
+	pool sync.Pool
+}
+
+func (pp *parserPool) get() (*parser, error) {
+	if p, ok := pp.pool.Get().(*parser); ok {
+		return p, nil
+	}
+	return newParser(pp.cpp)
+}
+
+func (pp *parserPool) put(p *parser) { pp.pool.Put(p) }
