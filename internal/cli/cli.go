@@ -117,7 +117,7 @@ Exit status: 0 success, 1 failure, 2 bad usage.`,
 	root.SetErr(e.stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e), newReportCmd(e), newMergeCmd(e))
+	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e), newReportCmd(e), newMergeCmd(e), newStaticCmd(e))
 	return root
 }
 

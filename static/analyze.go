@@ -1,0 +1,289 @@
+package static
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/iolens/iolens/static/cfront"
+	"github.com/iolens/iolens/static/features"
+	"github.com/iolens/iolens/static/fortran"
+	"github.com/iolens/iolens/static/ir"
+	"github.com/iolens/iolens/static/model"
+	"github.com/iolens/iolens/static/pdg"
+	"github.com/iolens/iolens/static/sysprof"
+)
+
+// Options control Analyze.
+type Options struct {
+	// Entry is the function the program starts in ("" for main or the
+	// Fortran PROGRAM).
+	Entry string
+	// Args are the program's arguments, when known.
+	Args []string
+	// Model scores the blocks; nil means model.Default().
+	Model *model.Model
+	// System is the machine the program runs on; the zero value means
+	// sysprof.Default().
+	System sysprof.Profile
+	// Procs is the number of processes the program runs with (MPI ranks);
+	// 0 means 1.
+	Procs int
+}
+
+// Result is the analysis of a program.
+type Result struct {
+	// Blocks are every file, function, loop and call block, most costly
+	// first: by estimated I/O time, then by CIOC, then functions before
+	// loops, calls and files.
+	Blocks []Block `json:"blocks"`
+	// Files are the parsed sources with what their front-end could not
+	// parse.
+	Files []SourceFile `json:"files"`
+	// Lines is the number of source lines analysed.
+	Lines int `json:"lines"`
+	// Entry is the entry function, or "" when the program has none.
+	Entry  string         `json:"entry"`
+	Model  ModelInfo  `json:"model"`
+	System SystemInfo `json:"system"`
+}
+
+// SystemInfo is the machine the blocks were scored for: its profile and
+// the model inputs derived from it.
+type SystemInfo struct {
+	Profile sysprof.Profile `json:"profile"`
+	Inputs  sysprof.System  `json:"inputs"`
+}
+
+// SourceFile is one analysed source file.
+type SourceFile struct {
+	Path   string   `json:"path"`
+	Lang   ir.Lang  `json:"lang"`
+	Lines  int      `json:"lines"`
+	Errors []string `json:"errors"`
+}
+
+// ModelInfo identifies the model that scored the blocks.
+type ModelInfo struct {
+	Version   string             `json:"version"`
+	TrainedOn string             `json:"trained_on"`
+	Intercept float64            `json:"intercept"`
+	Coef      map[string]float64 `json:"coef"` // selected variables only
+	R2        float64            `json:"r2"`
+	N         int                `json:"n"`
+}
+
+// Block is one scored code block.
+type Block struct {
+	ID      int    `json:"id"`
+	Parent  int    `json:"parent"` // ID of the enclosing block, -1 for a file
+	Kind    string `json:"kind"`   // file, function, loop, call
+	Name    string `json:"name"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	EndLine int    `json:"end_line"`
+	// CIOC is the predicted I/O intensity, 0 (compute only) to 1 (I/O
+	// only); Class is "compute" (< 0.3), "balanced" or "data" (> 0.7).
+	CIOC  float64 `json:"cioc"`
+	Class string  `json:"class"`
+	// IOTime and ComputeTime are the physical estimates of one run of the
+	// block on the system, in seconds.
+	IOTime      float64  `json:"io_time"`
+	ComputeTime float64  `json:"compute_time"`
+	Features    Features `json:"features"`
+	Causes      []Cause  `json:"causes"`
+	Trip        int64    `json:"trip,omitempty"`
+	TripSource  string   `json:"trip_source,omitempty"`
+	Conditional bool     `json:"conditional,omitempty"`
+	Unreachable bool     `json:"unreachable,omitempty"`
+}
+
+// Features are a block's raw parameters P1–P15 and its normalised
+// variables X1–X16 by name.
+type Features struct {
+	features.Params
+	X map[string]float64 `json:"x"`
+}
+
+// Cause is a dominant reason for a block's I/O cost, located in the source.
+type Cause struct {
+	Code     string  `json:"code"`
+	Message  string  `json:"message"`
+	Weight   float64 `json:"weight"`
+	Routine  string  `json:"routine"`
+	Target   string  `json:"target,omitempty"` // the file accessed, when known
+	File     string  `json:"file"`
+	Line     int     `json:"line"`
+	LoopLine int     `json:"loop_line,omitempty"`
+	LoopEnd  int     `json:"loop_end,omitempty"`
+	Trip     int64   `json:"trip,omitempty"`
+
+	raw features.Cause
+}
+
+// Raw returns the cause as static/features found it.
+func (c Cause) Raw() features.Cause { return c.raw }
+
+// Analyze parses the source files (see Sources), builds the program
+// dependency graph and scores every block.
+func Analyze(ctx context.Context, files []string, opts Options) (*Result, error) {
+	prog, srcs, err := Parse(ctx, files)
+	if err != nil {
+		return nil, err
+	}
+	g, err := pdg.Build(prog, pdg.Options{Entry: opts.Entry, Args: opts.Args})
+	if err != nil {
+		return nil, fmt.Errorf("building the program dependency graph: %w", err)
+	}
+	m := model.Default()
+	if opts.Model != nil {
+		m = *opts.Model
+	}
+	prof := opts.System
+	if prof.Format == 0 {
+		prof = sysprof.Default()
+	}
+	sys := prof.System()
+	procs := max(opts.Procs, 1)
+	sys.Ranks = float64(procs)
+	fsys := features.System{Procs: procs, StorageTargets: int(sys.Targets), StorageScore: sys.StorageScore}
+	res := &Result{Files: srcs, Model: modelInfo(m), System: SystemInfo{Profile: prof, Inputs: sys}}
+	for _, f := range srcs {
+		res.Lines += f.Lines
+	}
+	if g.Entry != nil {
+		res.Entry = g.Entry.Name
+	}
+	var add func(b *features.Block, parent int)
+	add = func(b *features.Block, parent int) {
+		id := len(res.Blocks)
+		res.Blocks = append(res.Blocks, score(b, id, parent, m, sys))
+		for i := range b.Children {
+			add(&b.Children[i], id)
+		}
+	}
+	for _, b := range features.Extract(g, fsys) {
+		add(&b, -1)
+	}
+	slices.SortStableFunc(res.Blocks, func(a, b Block) int {
+		if c := cmp.Compare(b.IOTime, a.IOTime); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.CIOC, a.CIOC); c != 0 {
+			return c
+		}
+		return cmp.Compare(kindRank[a.Kind], kindRank[b.Kind])
+	})
+	return res, nil
+}
+
+// kindRank orders blocks of equal cost: the function that holds the cost,
+// then the loop, then the call, then the file.
+var kindRank = map[string]int{features.FunctionBlock: 0, features.LoopBlock: 1, features.CallBlock: 2, features.FileBlock: 3}
+
+func score(b *features.Block, id, parent int, m model.Model, sys sysprof.System) Block {
+	x := model.Normalize(b.Params, sys)
+	t := model.EstimateTimes(b.Params, sys)
+	names := model.Names()
+	xs := make(map[string]float64, len(x))
+	for i, v := range x {
+		xs[names[i]] = v
+	}
+	c := m.Predict(b.Params, sys)
+	out := Block{
+		ID: id, Parent: parent, Kind: b.Kind, Name: b.Name, File: b.File, Line: b.Line, EndLine: b.EndLine,
+		CIOC: c, Class: model.ClassOf(c).String(), ComputeTime: t.Compute,
+		Features: Features{Params: b.Params, X: xs}, Causes: []Cause{},
+		Trip: b.Trip, TripSource: b.TripSource, Conditional: b.Conditional, Unreachable: b.Unreachable,
+	}
+	if b.Params.HasIO() {
+		out.IOTime = t.IO()
+	}
+	for _, fc := range b.Causes {
+		out.Causes = append(out.Causes, Cause{
+			Code: fc.Code, Message: fc.Message, Weight: fc.Weight, Routine: fc.Routine, Target: fc.FileName,
+			File: fc.Call.File, Line: fc.Call.Line, LoopLine: fc.Loop.Line, LoopEnd: fc.LoopEnd, Trip: fc.Trip,
+			raw: fc,
+		})
+	}
+	return out
+}
+
+func modelInfo(m model.Model) ModelInfo {
+	mi := ModelInfo{Version: m.Version, TrainedOn: m.TrainedOn, Intercept: m.Intercept,
+		Coef: map[string]float64{}, R2: m.Stats.R2, N: m.Stats.N}
+	for i, sel := range m.Selected {
+		if sel {
+			mi.Coef[m.Names[i]] = m.Coef[i]
+		}
+	}
+	return mi
+}
+
+// Parse parses the source files concurrently, each with the front-end of
+// its language, and returns them as one program in the order given.
+func Parse(ctx context.Context, files []string) (*ir.Program, []SourceFile, error) {
+	parsed := make([]*ir.File, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := range next {
+				parsed[i], errs[i] = parseFile(files[i])
+			}
+		})
+	}
+feed:
+	for i := range files {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	prog := &ir.Program{}
+	srcs := make([]SourceFile, 0, len(files))
+	for i, f := range parsed {
+		if errs[i] != nil {
+			return nil, nil, errs[i]
+		}
+		prog.Files = append(prog.Files, f)
+		sf := SourceFile{Path: f.Path, Lang: f.Lang, Lines: f.Lines, Errors: []string{}}
+		for _, e := range f.Errors {
+			sf.Errors = append(sf.Errors, e.Error())
+		}
+		srcs = append(srcs, sf)
+	}
+	return prog, srcs, nil
+}
+
+func parseFile(path string) (*ir.File, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading source: %w", err)
+	}
+	lang, ok := LangOf(path)
+	var f *ir.File
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("source %s: not C, C++ or Fortran (by its extension)", path)
+	case lang == ir.Fortran:
+		f, err = fortran.Parse(path, src)
+	default:
+		f, err = cfront.Parse(path, src)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", path, err)
+	}
+	return f, nil
+}

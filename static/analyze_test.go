@@ -1,0 +1,99 @@
+package static
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/iolens/iolens/static/features"
+)
+
+// TestAnalyzeCheckpoint scores a program whose I/O is one fwrite of 1024
+// doubles and one fflush per step, over 100 steps, on the reference
+// machine.
+func TestAnalyzeCheckpoint(t *testing.T) {
+	files, err := Sources([]string{filepath.Join("testdata", "ckpt.c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze(context.Background(), files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entry != "main" || res.Lines != 31 || len(res.Files) != 1 || len(res.Files[0].Errors) != 0 {
+		t.Fatalf("entry %q, %d lines, files %+v", res.Entry, res.Lines, res.Files)
+	}
+	if res.Model.Version != "0-prior" {
+		t.Errorf("model %q, want the shipped prior", res.Model.Version)
+	}
+	byName := map[string]Block{}
+	for _, b := range res.Blocks {
+		if b.Kind == features.FunctionBlock {
+			byName[b.Name] = b
+		}
+	}
+	type io struct{ LoopIO, Calls, Bytes, Flushes, Binary, Metadata float64 }
+	got := func(b Block) io {
+		p := b.Features.Params
+		return io{p.LoopIO, p.Calls, p.Bytes, p.Flushes, p.Binary, p.Metadata}
+	}
+	want := map[string]io{
+		"main":       {LoopIO: 100, Calls: 200, Bytes: 819200, Flushes: 100, Binary: 100, Metadata: 2},
+		"checkpoint": {Calls: 2, Bytes: 8192, Flushes: 1, Binary: 1},
+		"step":       {},
+	}
+	for name, w := range want {
+		b, ok := byName[name]
+		if !ok {
+			t.Fatalf("no function block %s", name)
+		}
+		if diff := cmp.Diff(w, got(b)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	if s := byName["step"]; s.CIOC != 0 || s.IOTime != 0 || s.Class != "compute" || s.Features.Work != 4097 {
+		t.Errorf("step: CIOC %v, I/O time %v, class %s, work %v; want exactly 0, 0, compute, 4097", s.CIOC, s.IOTime, s.Class, s.Features.Work)
+	}
+	if m := byName["main"]; m.CIOC <= 0.7 || m.Class != "data" {
+		t.Errorf("main: CIOC %v (%s), want a data-bound block", m.CIOC, m.Class)
+	}
+	// Ranking: the costliest blocks first; main holds all the I/O.
+	if b := res.Blocks[0]; b.Kind != features.FunctionBlock || b.Name != "main" {
+		t.Errorf("first block %s %s, want function main", b.Kind, b.Name)
+	}
+	for i := 1; i < len(res.Blocks); i++ {
+		if res.Blocks[i].IOTime > res.Blocks[i-1].IOTime {
+			t.Fatalf("block %d (%s) has more I/O time than block %d", i, res.Blocks[i].Name, i-1)
+		}
+	}
+}
+
+func TestSources(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.c", "b.F90", "c.cpp", "notes.txt", ".hidden/d.c", "sub/e.f"} {
+		writeFile(t, filepath.Join(dir, name), "\n")
+	}
+	got, err := Sources([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, p := range got {
+		r, _ := filepath.Rel(dir, p)
+		rel = append(rel, r)
+	}
+	if diff := cmp.Diff([]string{"a.c", "b.F90", "c.cpp", "sub/e.f"}, rel); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if _, err := Sources([]string{filepath.Join(dir, "notes.txt")}); err == nil {
+		t.Error("a .txt file was accepted as source")
+	}
+	if _, err := Sources([]string{filepath.Join(dir, "missing.c")}); err == nil {
+		t.Error("a missing file was accepted")
+	}
+	if _, err := Sources([]string{filepath.Join(dir, ".hidden")}); err != nil {
+		t.Errorf("an explicit hidden directory: %v", err)
+	}
+}

@@ -1,0 +1,184 @@
+// Package train fits the CIOC model on a corpus of workload programs: it
+// measures the I/O intensity of each program's functions under the
+// collector (static/corpus), predicts the same functions' parameters from
+// their source (static), and fits the model on the pairs (static/model).
+package train
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/iolens/iolens/static"
+	"github.com/iolens/iolens/static/corpus"
+	"github.com/iolens/iolens/static/features"
+	"github.com/iolens/iolens/static/model"
+	"github.com/iolens/iolens/static/sysprof"
+)
+
+// DefaultMinWall is the shortest inclusive wall time, in seconds, of a
+// function used as a sample: shorter ones are dominated by timer and
+// instrumentation noise.
+const DefaultMinWall = 2e-3
+
+// Options control Run.
+type Options struct {
+	// Corpus is the directory of the corpus manifest.
+	Corpus string
+	// Programs restricts the run to these programs (all when empty).
+	Programs []string
+	// Folds of the cross-validation; 0 means leave-one-out.
+	Folds int
+	// MinWall is the shortest function used (DefaultMinWall when 0).
+	MinWall float64
+	// System is the machine profile the static side scores for.
+	System sysprof.Profile
+	// Measure configures the measured runs.
+	Measure corpus.Options
+	// Version names the fitted model.
+	Version string
+	// Log receives progress, one line per program; nil discards it.
+	Log io.Writer
+}
+
+// Sample is one function with its measured and static sides.
+type Sample struct {
+	Program  string          `json:"program"`
+	Function string          `json:"function"`
+	Wall     float64         `json:"wall"`
+	Measured float64         `json:"measured"`
+	Prior    float64         `json:"prior"` // the shipped model's prediction
+	Params   features.Params `json:"params"`
+}
+
+// Result is a fitted model and how well it predicts.
+type Result struct {
+	Samples []Sample
+	Model   model.Model
+	Table   model.Table
+	// CV is the cross-validation of the fitting procedure, PriorCV the
+	// score of the shipped model on the same samples.
+	CV      model.CVResult
+	PriorCV model.CVResult
+}
+
+// Run measures the corpus, analyses its sources and fits the model.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	man, err := corpus.Load(opts.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	minWall := opts.MinWall
+	if minWall == 0 {
+		minWall = DefaultMinWall
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	res := &Result{}
+	prior := model.Default()
+	sys := opts.System.System()
+	for _, prog := range man.Programs {
+		if len(opts.Programs) > 0 && !slices.Contains(opts.Programs, prog.Name) {
+			continue
+		}
+		samples, err := programSamples(ctx, prog, opts, minWall)
+		if err != nil {
+			return nil, err
+		}
+		for i := range samples {
+			samples[i].Prior = prior.Predict(samples[i].Params, sys)
+		}
+		fmt.Fprintf(logw, "%-16s %d functions\n", prog.Name, len(samples))
+		res.Samples = append(res.Samples, samples...)
+	}
+	ms := make([]model.Sample, len(res.Samples))
+	for i, s := range res.Samples {
+		ms[i] = model.NewSample(s.Program+"/"+s.Function, s.Params, sys, s.Measured)
+	}
+	fo := model.FitOptions{Version: opts.Version,
+		TrainedOn: fmt.Sprintf("%d functions of %d programs of the corpus %s", len(ms), countPrograms(res.Samples), filepath.Base(man.Dir))}
+	if res.Model, res.Table, err = model.Fit(ms, fo); err != nil {
+		return nil, fmt.Errorf("fitting the model: %w", err)
+	}
+	if res.CV, err = model.CrossValidate(ms, opts.Folds, fo); err != nil {
+		return nil, fmt.Errorf("cross-validating the model: %w", err)
+	}
+	res.PriorCV = score(res.Samples, func(s Sample) float64 { return s.Prior })
+	return res, nil
+}
+
+// programSamples measures one program and pairs its functions with their
+// static parameters.
+func programSamples(ctx context.Context, prog corpus.Program, opts Options, minWall float64) ([]Sample, error) {
+	meas, err := corpus.Measure(ctx, prog, opts.Measure)
+	if err != nil {
+		return nil, fmt.Errorf("measuring %s: %w", prog.Name, err)
+	}
+	files := make([]string, len(prog.Sources))
+	for i, s := range prog.Sources {
+		files[i] = filepath.Join(prog.Dir, s)
+	}
+	args := make([]string, len(prog.Args))
+	for i, a := range prog.Args {
+		args[i] = strings.ReplaceAll(a, "{dir}", "out")
+	}
+	an, err := static.Analyze(ctx, files, static.Options{Args: args, System: opts.System, Procs: max(prog.Ranks, 1)})
+	if err != nil {
+		return nil, fmt.Errorf("analysing %s: %w", prog.Name, err)
+	}
+	funcs := map[string]features.Params{}
+	for _, b := range an.Blocks {
+		if b.Kind == features.FunctionBlock && !b.Unreachable {
+			if _, dup := funcs[b.Name]; !dup {
+				funcs[b.Name] = b.Features.Params
+			}
+		}
+	}
+	var out []Sample
+	for _, f := range meas.Functions {
+		p, ok := funcs[f.Name]
+		if !ok || f.Wall < minWall {
+			continue
+		}
+		out = append(out, Sample{Program: prog.Name, Function: f.Name, Wall: f.Wall, Measured: f.Intensity, Params: p})
+	}
+	return out, nil
+}
+
+// score is the accuracy and mean absolute error of fixed predictions.
+func score(samples []Sample, predict func(Sample) float64) model.CVResult {
+	r := model.CVResult{N: len(samples)}
+	for _, s := range samples {
+		p := predict(s)
+		r.Predicted = append(r.Predicted, p)
+		if model.ClassOf(p) == model.ClassOf(s.Measured) {
+			r.Accuracy++
+		}
+		r.MAE += abs(p - s.Measured)
+	}
+	if r.N > 0 {
+		r.Accuracy /= float64(r.N)
+		r.MAE /= float64(r.N)
+	}
+	return r
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func countPrograms(s []Sample) int {
+	seen := map[string]bool{}
+	for _, x := range s {
+		seen[x.Program] = true
+	}
+	return len(seen)
+}
