@@ -47,7 +47,7 @@ type Result struct {
 	// Lines is the number of source lines analysed.
 	Lines int `json:"lines"`
 	// Entry is the entry function, or "" when the program has none.
-	Entry  string         `json:"entry"`
+	Entry  string     `json:"entry"`
 	Model  ModelInfo  `json:"model"`
 	System SystemInfo `json:"system"`
 }
