@@ -38,6 +38,7 @@ const (
 const (
 	symNamed      = 1 << iota // a named node (IsNamed)
 	symMaybeExtra             // a named node that can be an extra (a comment)
+	symLeaf                   // an anonymous token: never has children
 )
 
 // walkTables holds what the flattening walk needs to know about one
@@ -52,7 +53,13 @@ func newWalkTables(lang *sitter.Language) *walkTables {
 	n := lang.SymbolCount()
 	w := &walkTables{lang: lang, syms: make([]uint8, n), fields: make(map[string]uint8)}
 	for s := uint32(0); s < n; s++ {
-		if lang.SymbolType(sitter.Symbol(s)) != sitter.SymbolTypeRegular {
+		switch lang.SymbolType(sitter.Symbol(s)) {
+		case sitter.SymbolTypeAnonymous:
+			// Anonymous nodes are tokens: neither grammar aliases a
+			// rule to an anonymous name.
+			w.syms[s] = symLeaf
+			continue
+		case sitter.SymbolTypeAuxiliary:
 			continue
 		}
 		w.syms[s] = symNamed
@@ -160,8 +167,9 @@ type frame struct{ node, last int32 }
 // Every accessor of the binding is a cgo call, so the walk asks for little:
 // the cursor's moves, the node, its symbol, its byte range and field name.
 // Whether a node is named comes from the symbol, rows from the byte offsets
-// (tree-sitter counts rows by '\n'), and IsMissing and IsExtra are asked
-// only of the nodes that can be missing (empty ones) or extra (comments).
+// (tree-sitter counts rows by '\n'), IsMissing and IsExtra are asked only
+// of the nodes that can be missing (empty ones) or extra (comments), and
+// tokens are not asked for children.
 func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
 	lines := lineStarts(src)
 	nodes := make([]node, 0, len(src)/2+16)
@@ -206,7 +214,7 @@ func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
 				f.last = i
 				nodes[f.node].nkids++
 			}
-			if cur.GoToFirstChild() {
+			if props&symLeaf == 0 && cur.GoToFirstChild() {
 				stack = append(stack, frame{node: i, last: none})
 				continue
 			}
