@@ -1,9 +1,10 @@
 package corpus
 
 import (
+	"github.com/iolens/iolens/internal/sharedtest"
+
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +15,7 @@ var instrument = []string{"-O2", "-g", "-finstrument-functions", "-finstrument-f
 // testProgram is a program of testdata built with compiler cc.
 func testProgram(t *testing.T, name, lang, cc string, sources ...string) Program {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("no %s: %v", cc, err)
-	}
+	sharedtest.Tool(t, cc)
 	build := append(append([]string{cc}, instrument...), "-o", "{out}", "{src}")
 	return Program{Name: name, Language: lang, Sources: sources, Build: build, Args: []string{"{dir}"}, Ranks: 1, Dir: "testdata"}
 }
@@ -71,9 +70,7 @@ func TestMeasureMPI(t *testing.T) {
 	}
 	p, _ := c.Program("mpiio_indep")
 	for _, tool := range []string{p.Build[0], "mpiexec.openmpi"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s: %v", tool, err)
-		}
+		sharedtest.Tool(t, tool)
 	}
 	m := measure(t, p)
 	// NSEG = 256 segments per rank, 2 ranks.
