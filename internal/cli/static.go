@@ -25,12 +25,13 @@ type staticFlags struct {
 	model   string
 	storage string
 	noProbe bool
+	fix     fixFlags
 }
 
 func newStaticCmd(e *env) *cobra.Command {
 	var f staticFlags
 	cmd := &cobra.Command{
-		Use:   "static [--json] [--entry NAME] [--args \"ARGS\"] [--procs N] PATH...",
+		Use:   "static [--json] [--entry NAME] [--args \"ARGS\"] [--procs N] [--fix | --fix-out FILE] [--verify [--build CMD] [--repeat N] -- CMD...] PATH...",
 		Short: "Predict the I/O intensity of every code block from C, C++ and Fortran source",
 		Long: `Static parses the C, C++ and Fortran sources under PATH (files, or
 directories searched recursively), builds the program dependency graph from
@@ -50,18 +51,31 @@ loops, 10 for condition-only loops).
 The machine enters the model through a profile of the storage under
 --storage (default: the current directory): CPU, memory, device class and
 a short bandwidth and latency probe (at most about 1.5 s), cached for a day.
---no-probe uses the device class's typical figures instead.`,
+--no-probe uses the device class's typical figures instead.
+
+--fix writes a unified diff (patch -p1, git apply) of the fixes the
+analysis can make exactly (larger stdio buffers, flushes moved out of
+loops, std::endl, posix_fadvise before sequential reads, collective MPI-IO,
+HDF5 and PnetCDF accesses); --fix-out FILE writes it to FILE instead.
+--verify -- CMD copies the sources' directory twice, patches one copy,
+builds both (--build, default make) and runs CMD in each under the
+collector --repeat times, then reports the I/O time, wall time and I/O
+call counts before and after.`,
 		Example: `  iolens static src/
   iolens static --args "1000 out.dat" --json stencil.c > blocks.json
-  iolens static --entry solver --procs 64 --storage /lustre/scratch model.f90`,
+  iolens static --entry solver --procs 64 --storage /lustre/scratch model.f90
+  iolens static --fix src/ > io.patch
+  iolens static --verify --build "make app" src/ -- ./app out/`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if paths, _ := splitDash(cmd, args); len(paths) == 0 {
 				return usagef("missing PATH: give the source files or directories to analyse")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runStatic(cmd.Context(), e, &f, args)
+			paths, command := splitDash(cmd, args)
+			f.fix.command = command
+			return runStatic(cmd.Context(), e, &f, paths)
 		},
 	}
 	fl := cmd.Flags()
@@ -73,6 +87,7 @@ a short bandwidth and latency probe (at most about 1.5 s), cached for a day.
 	fl.StringVar(&f.model, "model", "", "CIOC model file (default: the model shipped with iolens)")
 	fl.StringVar(&f.storage, "storage", ".", "directory the program does its I/O in, for the system profile")
 	fl.BoolVar(&f.noProbe, "no-probe", false, "do not measure the storage: use its device class's typical figures")
+	addFixFlags(fl, &f.fix)
 	cmd.AddCommand(newStaticTrainCmd(e))
 	return cmd
 }
@@ -83,6 +98,9 @@ func runStatic(ctx context.Context, e *env, f *staticFlags, paths []string) erro
 	}
 	if f.top < 0 {
 		return usagef("--top must not be negative")
+	}
+	if err := f.fix.check(); err != nil {
+		return err
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -105,6 +123,9 @@ func runStatic(ctx context.Context, e *env, f *staticFlags, paths []string) erro
 	res, err := static.Analyze(ctx, files, opts)
 	if err != nil {
 		return err
+	}
+	if f.fix.wanted() {
+		return runStaticFix(ctx, e, f, paths, files, res)
 	}
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
