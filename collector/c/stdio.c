@@ -434,22 +434,24 @@ int __vprintf_chk(int flag, const char *fmt, va_list ap)
 /* ---- formatted input: bytes = position after - position before ---- */
 
 /* vcall is the call of the real v-function on stream s with ap. A result of
- * 0 (nothing matched) is not counted; EOF is (usually 0 bytes). */
+ * 0 (nothing matched) is not counted; EOF is (usually 0 bytes). The two
+ * positions are taken inside the timed span: on a read stream each costs a
+ * system call, which outside it would be charged to the application's
+ * computation. */
 #define SCAN_BODY(real, s, vcall)                                          \
 	IOL_RESOLVE(real);                                                 \
 	struct iol_record_block *r = stream_get(s);                        \
 	if (!r)                                                            \
 		return vcall;                                              \
-	int64_t before = ftello(s);                                        \
 	iol_tick t1 = iol_op_begin();                                      \
+	int64_t before = ftello(s);                                        \
 	int v = vcall;                                                     \
+	int saved = errno;                                                 \
+	int64_t after = v != 0 ? ftello(s) : before;                       \
+	errno = saved;                                                     \
 	iol_tick t2 = iol_op_end(t1);                                      \
-	if (v != 0) {                                                      \
-		int saved = errno;                                         \
-		int64_t after = ftello(s);                                 \
-		errno = saved;                                             \
+	if (v != 0)                                                        \
 		READ(r, before >= 0 && after >= before ? after - before : 0, t1, t2); \
-	}                                                                  \
 	return v;
 
 IOL_REAL_DECL(int, vfscanf, (FILE *, const char *, va_list));

@@ -131,9 +131,10 @@ func (x *extractor) loop(n *pdg.Node, fr frame, out *[]Block) acc {
 func (x *extractor) branch(n *pdg.Node, fr frame, out *[]Block) acc {
 	alts := make([]acc, len(n.Children))
 	blocks := make([][]Block, len(n.Children))
-	inner := fr
-	inner.cond = fr.cond || n.Taken < 0
 	for i, alt := range n.Children {
+		inner := fr
+		inner.cond = fr.cond || n.Taken < 0
+		inner.mult *= oddsOf(n, i)
 		alts[i] = x.node(alt, inner, &blocks[i])
 	}
 	pick := n.Taken
@@ -154,6 +155,15 @@ func (x *extractor) branch(n *pdg.Node, fr frame, out *[]Block) acc {
 	if len(alts) == 0 {
 		return acc{}
 	}
+	if n.Taken < 0 && n.Odds > 0 {
+		var a acc
+		for i, alt := range alts {
+			a.add(alt.scaled(oddsOf(n, i)))
+		}
+		a.inc.p.Conditional = a.inc.p.Calls
+		a.self.p.Conditional = a.self.p.Calls
+		return a
+	}
 	a := alts[pick]
 	if n.Taken < 0 {
 		a.inc.p.Conditional = a.inc.p.Calls
@@ -161,6 +171,21 @@ func (x *extractor) branch(n *pdg.Node, fr frame, out *[]Block) acc {
 	}
 	x.reweigh(n, pick, fr.fn)
 	return a
+}
+
+// oddsOf is the share of a branch's executions that take alternative i:
+// from the branch's Odds when known (the first alternative by Odds, the
+// second by the rest), else 1 (the alternatives are weighed by branch).
+func oddsOf(n *pdg.Node, i int) float64 {
+	switch {
+	case n.Taken >= 0 || n.Odds <= 0:
+		return 1
+	case i == 0:
+		return n.Odds
+	case i == 1:
+		return 1 - n.Odds
+	}
+	return 0
 }
 
 // markDead marks blocks of an alternative that does not count.
@@ -242,6 +267,9 @@ func (x *extractor) io(n *pdg.Node, fr frame, out *[]Block) acc {
 	}
 	if p.p.Calls > 0 && io.Sync() {
 		p.p.Sync = 1
+	}
+	if c := runtimeCost(io); c != (Params{}) {
+		p.p.Add(c)
 	}
 	if p.p.Calls > 0 || p.p.Metadata > 0 {
 		p.causes = causesOf(io, n, fr.loop, fr.mult, x.sys)

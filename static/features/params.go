@@ -26,6 +26,16 @@ type Params struct {
 	Storage     float64 `json:"p15_storage"`    // P15: storage class score (system side)
 	Metadata    float64 `json:"metadata"`       // open, close, stat, seek, inquire calls
 	Work        float64 `json:"work"`           // estimated non-I/O operations (compute)
+
+	// The inputs of the physical time estimate (model.EstimateTimes)
+	// beyond P1–P15, all dynamic counts.
+	Kernel      float64 `json:"kernel_calls"`     // requests reaching the operating system, buffer flushes included
+	Buffered    float64 `json:"buffered_calls"`   // intercepted STDIO calls served from the stream's buffer
+	FormatItems float64 `json:"format_items"`     // values converted to or from text inside intercepted calls
+	Syncs       float64 `json:"syncs"`            // requests forcing data to storage (fsync, MPI_File_sync...)
+	Creates     float64 `json:"creates"`          // opens that create or truncate a file (among the metadata calls)
+	Parallel    float64 `json:"parallel_calls"`   // MPI-IO, HDF5, PnetCDF and NetCDF calls
+	Collective  float64 `json:"collective_calls"` // collective calls among them
 }
 
 // Add adds the parameters of a child block to p: sums for the counts,
@@ -49,6 +59,13 @@ func (p *Params) Add(c Params) {
 	p.Storage = max(p.Storage, c.Storage)
 	p.Metadata += c.Metadata
 	p.Work += c.Work
+	p.Kernel += c.Kernel
+	p.Buffered += c.Buffered
+	p.FormatItems += c.FormatItems
+	p.Syncs += c.Syncs
+	p.Creates += c.Creates
+	p.Parallel += c.Parallel
+	p.Collective += c.Collective
 }
 
 // Scale multiplies the dynamic counts of p by n (a loop's trip count);
@@ -65,6 +82,13 @@ func (p *Params) Scale(n float64) {
 	p.Small *= n
 	p.Metadata *= n
 	p.Work *= n
+	p.Kernel *= n
+	p.Buffered *= n
+	p.FormatItems *= n
+	p.Syncs *= n
+	p.Creates *= n
+	p.Parallel *= n
+	p.Collective *= n
 }
 
 // HasIO reports whether the block does any I/O.

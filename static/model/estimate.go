@@ -1,39 +1,49 @@
 package model
 
 import (
+	"math"
+
 	"github.com/iolens/iolens/static/features"
 	"github.com/iolens/iolens/static/sysprof"
 )
 
-// Costs of the physical estimate that are not measured by sysprof. They
-// are expressed in non-I/O operations, so that they scale with the CPU like
-// the block's own work.
+// Costs of the physical estimate that sysprof does not measure.
 const (
-	// FormatOpsPerCall is the CPU cost of one formatted (text) I/O call
-	// beyond its bytes: parsing the format, locking the stream.
-	FormatOpsPerCall = 200
-	// FormatOpsPerByte is the CPU cost of converting one byte of formatted
-	// data between text and binary (a double printed with %g is about 15
-	// bytes and 150 operations).
-	FormatOpsPerByte = 10
+	// BufferedCallOps is the CPU cost, in operations, of one STDIO call
+	// served from the stream's buffer: locking, copying a few bytes,
+	// and the collector's own bookkeeping.
+	BufferedCallOps = 120
+	// ParallelCallTime is the time of one MPI-IO, HDF5, PnetCDF or
+	// NetCDF call beyond its system calls: the library's own layers.
+	ParallelCallTime = 20e-6
+	// CollectiveCallTime is the synchronisation a collective call adds,
+	// per doubling of the processes taking part.
+	CollectiveCallTime = 50e-6
+	// CachedShare is the share of the memory under which a block's files
+	// are taken to stay in the page cache.
+	CachedShare = 0.25
 )
 
 // Times is the physical estimate of a block's run time, in seconds, split
-// by cause.
+// by cause. It estimates what the collector measures: the time inside
+// intercepted I/O calls (POSIX, STDIO, MPI-IO, HDF5, PnetCDF), against
+// everything else.
 type Times struct {
-	Calls   float64 `json:"calls"`   // P2 × op latency
-	Data    float64 `json:"data"`    // P3 / (bandwidth / contention)
-	Flush   float64 `json:"flush"`   // P7 × sync latency × contention
-	Meta    float64 `json:"meta"`    // Metadata × meta latency
-	Format  float64 `json:"format"`  // formatted calls and bytes × CPU cost
-	Small   float64 `json:"small"`   // P13 × op latency (small requests pay their overhead twice)
-	Random  float64 `json:"random"`  // P12 × uncached random-read latency
-	Compute float64 `json:"compute"` // Work × seconds per operation
+	Kernel   float64 `json:"kernel"`   // system calls: requests and buffer flushes
+	Data     float64 `json:"data"`     // bytes moved, at page-cache or device bandwidth
+	Buffered float64 `json:"buffered"` // STDIO calls served from the stream's buffer
+	Format   float64 `json:"format"`   // text conversions inside STDIO calls
+	Sync     float64 `json:"sync"`     // syncs to storage
+	Meta     float64 `json:"meta"`     // open, close, stat, seek
+	Create   float64 `json:"create"`   // file creations beyond their open
+	Parallel float64 `json:"parallel"` // MPI-IO, HDF5, PnetCDF layers and collective synchronisation
+	Random   float64 `json:"random"`   // uncached random reads
+	Compute  float64 `json:"compute"`  // everything else (Work)
 }
 
 // IO is the estimated I/O time: every term but Compute.
 func (t Times) IO() float64 {
-	return t.Calls + t.Data + t.Flush + t.Meta + t.Format + t.Small + t.Random
+	return t.Kernel + t.Data + t.Buffered + t.Format + t.Sync + t.Meta + t.Create + t.Parallel + t.Random
 }
 
 // IOShare is IO / (IO + Compute), 0 when both are 0.
@@ -47,39 +57,59 @@ func (t Times) IOShare() float64 {
 
 // EstimateTimes estimates the I/O and compute time of a block on sys:
 //
-//	Calls   = P2 × OpLatency
-//	Data    = P3 / (Bandwidth / c)
-//	Flush   = P7 × SyncLatency × c
-//	Meta    = Metadata × MetaLatency
-//	Format  = ((P2 − P6) × FormatOpsPerCall + P3 × (P2 − P6)/P2 × FormatOpsPerByte) × SecondsPerOp
-//	Small   = P13 × OpLatency
-//	Random  = P12 × ReadLatency
-//	Compute = Work × SecondsPerOp
+//	Kernel   = kernel calls × OpLatency
+//	Data     = P3 / (bandwidth / c)
+//	Buffered = buffered calls × BufferedCallOps × SecondsPerOp
+//	Format   = format items × features.FormatOpsPerItem × SecondsPerOp
+//	Sync     = syncs × SyncLatency × c
+//	Meta     = Metadata × MetaLatency
+//	Create   = creates × (CreateLatency − MetaLatency)
+//	Parallel = parallel calls × ParallelCallTime + collective calls × CollectiveCallTime × log2(1 + ranks)
+//	Random   = P12 × ReadLatency, for uncached files only
+//	Compute  = Work × SecondsPerOp
 //
 // where c = max(1, P14) is the contention of the ranks sharing a storage
-// target (P14 from p when set, else sys.RanksPerTarget()) and Bandwidth is
-// the harmonic mean of read and write bandwidth. Negative or NaN
-// parameters count as 0.
+// target (P14 from p when set, else sys.RanksPerTarget()). A block whose
+// largest file (P8) fits in CachedShare of the memory works in the page
+// cache: its bandwidth is the harmonic mean of the cache's read and write
+// bandwidths, and its random reads cost no seek. Otherwise the device's
+// bandwidths apply. Negative or NaN parameters count as 0.
 func EstimateTimes(p features.Params, sys sysprof.System) Times {
-	calls, bytes := nonneg(p.Calls), nonneg(p.Bytes)
-	formatted := max(0, calls-nonneg(p.Binary))
 	c := max(1, ranksPerTarget(p, sys))
+	cached := nonneg(p.FileSize) <= CachedShare*sys.Memory
 	t := Times{
-		Calls:   calls * sys.OpLatency,
-		Flush:   nonneg(p.Flushes) * sys.SyncLatency * c,
-		Meta:    nonneg(p.Metadata) * sys.MetaLatency,
-		Format:  formatted * FormatOpsPerCall * sys.SecondsPerOp,
-		Small:   nonneg(p.Small) * sys.OpLatency,
-		Random:  nonneg(p.Random) * sys.ReadLatency,
+		Kernel:   nonneg(p.Kernel) * sys.OpLatency,
+		Buffered: nonneg(p.Buffered) * BufferedCallOps * sys.SecondsPerOp,
+		Format:   nonneg(p.FormatItems) * features.FormatOpsPerItem * sys.SecondsPerOp,
+		Sync:     nonneg(p.Syncs) * sys.SyncLatency * c,
+		Meta:     nonneg(p.Metadata) * sys.MetaLatency,
+		Create:   nonneg(p.Creates) * max(0, sys.CreateLatency-sys.MetaLatency),
+		Parallel: nonneg(p.Parallel)*ParallelCallTime +
+			nonneg(p.Collective)*CollectiveCallTime*math.Log2(1+max(1, sys.Ranks)),
 		Compute: nonneg(p.Work) * sys.SecondsPerOp,
 	}
-	if bw := sys.Bandwidth(); bw > 0 {
-		t.Data = bytes / (bw / c)
+	bw := sys.Bandwidth()
+	if cached {
+		bw = harmonic(sys.CacheReadBandwidth, sys.CacheWriteBandwidth)
+	} else {
+		t.Random = nonneg(p.Random) * sys.ReadLatency
 	}
-	if calls > 0 {
-		t.Format += bytes * formatted / calls * FormatOpsPerByte * sys.SecondsPerOp
+	if bw > 0 {
+		t.Data = nonneg(p.Bytes) / (bw / c)
 	}
 	return t
+}
+
+// harmonic is the harmonic mean of two bandwidths, or the positive one.
+func harmonic(r, w float64) float64 {
+	switch {
+	case r > 0 && w > 0:
+		return 2 / (1/r + 1/w)
+	case r > 0:
+		return r
+	default:
+		return max(w, 0)
+	}
 }
 
 // ranksPerTarget is P14: from the block when the feature extraction set

@@ -15,7 +15,7 @@ import (
 // 0.204/0.704: 1000 binary calls (4 ms), 100 MB at 500 MB/s (0.2 s) and
 // 1e9 operations at 0.5 ns (0.5 s).
 func ioBound() features.Params {
-	return features.Params{Calls: 1000, Binary: 1000, Bytes: 1e8, Work: 1e9}
+	return features.Params{Calls: 1000, Binary: 1000, Bytes: 1e8, Work: 1e9, Kernel: 1000}
 }
 
 func refSystem() sysprof.System { return sysprof.Default().System() }
@@ -37,7 +37,7 @@ func TestPredictClampsAndNoIO(t *testing.T) {
 	}
 	var mid Model
 	mid.Intercept, mid.Coef[15], mid.Selected[15] = 0.1, 0.5, true
-	want := 0.1 + 0.5*0.204/0.704
+	want := 0.1 + 0.5*EstimateTimes(ioBound(), sys).IOShare()
 	if got := mid.Predict(ioBound(), sys); !near(got, want, 1e-15) {
 		t.Errorf("mid = %v, want %v", got, want)
 	}

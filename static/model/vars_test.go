@@ -59,30 +59,35 @@ func TestNormalizeValues(t *testing.T) {
 }
 
 func TestEstimateTimes(t *testing.T) {
-	sys := refSystem()
+	sys := refSystem() // SSD class defaults, 4 GB of memory, 2000 MHz
+	ns := 0.5e-9
 	got := EstimateTimes(ioBound(), sys)
-	want := Times{Calls: 1000 * 4e-6, Data: 0.2, Compute: 0.5}
-	if !nearTimes(got, want) || !near(got.IOShare(), 0.204/0.704, 1e-14) {
+	cache := 2 / (1/5e9 + 1/2e9) // harmonic mean of the page cache's bandwidths
+	want := Times{Kernel: 1000 * 1e-6, Data: 1e8 / cache, Compute: 0.5}
+	if !nearTimes(got, want) || !near(got.IOShare(), want.IO()/(want.IO()+0.5), 1e-14) {
 		t.Errorf("binary block: %+v, want %+v", got, want)
 	}
 
-	// 100 formatted calls of 10 bytes each, 10 of them small, 5 random, 3
-	// flushes and 7 metadata calls, with 4 ranks on one target.
-	p := features.Params{Calls: 100, Bytes: 1000, Small: 10, Random: 5, Flushes: 3, Metadata: 7, Procs: 4, Work: 2e6}
+	// A block whose file (2 GB) outgrows a quarter of the memory: device
+	// bandwidth, and random reads pay the device's latency. 4 ranks share
+	// one target.
+	p := features.Params{Bytes: 1000, FileSize: 2e9, Random: 5, Metadata: 7, Procs: 4, Work: 2e6,
+		Kernel: 100, Buffered: 100, FormatItems: 300, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4}
 	got = EstimateTimes(p, sys)
-	ns := 0.5e-9
 	want = Times{
-		Calls:   100 * 4e-6,
-		Data:    1000 / (500e6 / 4),
-		Flush:   3 * 1e-3 * 4,
-		Meta:    7 * 4e-6,
-		Format:  (100*FormatOpsPerCall + 1000*FormatOpsPerByte) * ns,
-		Small:   10 * 4e-6,
-		Random:  5 * 150e-6,
-		Compute: 2e6 * ns,
+		Kernel:   100 * 1e-6,
+		Data:     1000 / (500e6 / 4),
+		Buffered: 100 * BufferedCallOps * ns,
+		Format:   300 * features.FormatOpsPerItem * ns,
+		Sync:     3 * 1e-3 * 4,
+		Meta:     7 * 4e-6,
+		Create:   2 * (80e-6 - 4e-6),
+		Parallel: 10*ParallelCallTime + 4*CollectiveCallTime*1, // log2(1 + 1 rank)
+		Random:   5 * 150e-6,
+		Compute:  2e6 * ns,
 	}
 	if !nearTimes(got, want) {
-		t.Errorf("formatted block: %+v, want %+v", got, want)
+		t.Errorf("uncached block: %+v, want %+v", got, want)
 	}
 	if s := (Times{}).IOShare(); s != 0 {
 		t.Errorf("empty share %v", s)
@@ -93,8 +98,8 @@ func TestEstimateTimes(t *testing.T) {
 }
 
 func nearTimes(a, b Times) bool {
-	x := []float64{a.Calls, a.Data, a.Flush, a.Meta, a.Format, a.Small, a.Random, a.Compute}
-	y := []float64{b.Calls, b.Data, b.Flush, b.Meta, b.Format, b.Small, b.Random, b.Compute}
+	x := []float64{a.Kernel, a.Data, a.Buffered, a.Format, a.Sync, a.Meta, a.Create, a.Parallel, a.Random, a.Compute}
+	y := []float64{b.Kernel, b.Data, b.Buffered, b.Format, b.Sync, b.Meta, b.Create, b.Parallel, b.Random, b.Compute}
 	for i := range x {
 		if !near(x[i], y[i], 1e-14) {
 			return false

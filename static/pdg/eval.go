@@ -41,8 +41,14 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 			}
 			return e.eval(x.F, depth).with(c.Origin)
 		}
-		if t, f := e.eval(x.T, depth), e.eval(x.F, depth); t.Kind != Unknown && t.equal(f) {
+		t, f := e.eval(x.T, depth), e.eval(x.F, depth)
+		switch {
+		case t.Kind != Unknown && t.equal(f):
 			return t
+		case t.Known() && f.Kind == Unknown:
+			return t.with(Bound)
+		case f.Known() && t.Kind == Unknown:
+			return f.with(Bound)
 		}
 	case ir.Cast:
 		return cast(x.Type, e.eval(x.X, depth))

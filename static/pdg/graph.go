@@ -39,6 +39,7 @@ const (
 	TripConstant   TripSource = "constant"   // #define, const, enumerator, PARAMETER
 	TripPropagated TripSource = "propagated" // variables assigned constants
 	TripArgument   TripSource = "argument"   // program arguments (Options.Args)
+	TripBound      TripSource = "bound"      // the known side of a min or max (CHUNK in "n - i < CHUNK ? n - i : CHUNK")
 	TripDefault    TripSource = "default"    // unknown: Options.DefaultTrip or DefaultWhileTrip
 )
 
@@ -144,6 +145,10 @@ type Node struct {
 	// Taken is, for a branch whose condition is a compile-time constant,
 	// the index of the alternative that runs; -1 otherwise.
 	Taken int
+	// Odds is, for a branch whose condition is a divisibility test
+	// ("it % K == 0", "MOD(it, K) == 0") with K known, the share of its
+	// executions that take the first alternative (1/K); 0 when unknown.
+	Odds float64
 
 	// Calls.
 	Target   *Node  // CallNode: the callee's function node (nil when cut)

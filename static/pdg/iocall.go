@@ -12,6 +12,11 @@ import (
 func (w *walker) libraryCall(c *ir.Call, s iosem.Semantics, parent *Node) {
 	io := w.decorate(c, c.Args, s, nil)
 	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
+	if s.Interface == iosem.POSIX && s.Op.IsData() && io.BytesKnown {
+		// read and write return the bytes moved: taken as the bytes asked
+		// for, so a loop over "n = read(fd, buf, BLOCK)" runs to BLOCK.
+		w.setResult(c, IntValue(io.Bytes, Bound))
+	}
 }
 
 // decorate works out what one I/O call does: its file (tracking the

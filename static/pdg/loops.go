@@ -1,6 +1,8 @@
 package pdg
 
 import (
+	"slices"
+
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
 )
@@ -23,7 +25,31 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	for name := range assigned {
 		w.env.Kill(name)
 	}
+	if l.Var != "" && len(n.Children) == 0 && storesOnly(l.Body, l.Var) {
+		n.Work /= VectorWidth
+	}
 	parent.Children = append(parent.Children, n)
+}
+
+// VectorWidth is the factor by which compilers speed up an innermost
+// counted loop that only stores into arrays (a fill or a copy): the
+// elements one SIMD instruction handles.
+const VectorWidth = 8
+
+// storesOnly reports whether body is made only of assignments to array
+// elements indexed by the loop variable v: no scalar updates (reductions,
+// recurrences), calls or control flow.
+func storesOnly(body ir.Block, v string) bool {
+	if len(body) == 0 {
+		return false
+	}
+	for _, s := range body {
+		a, ok := s.(*ir.Assign)
+		if !ok || !a.Partial || a.Op != "=" || !mentions(a.Value, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // tripCount returns how many times the body of l runs, and how that was
@@ -72,8 +98,10 @@ func tripSource(o Origin) TripSource {
 		return TripConstant
 	case Propagated:
 		return TripPropagated
+	case Argument:
+		return TripArgument
 	}
-	return TripArgument
+	return TripBound
 }
 
 // counted returns the trip count of a loop from lo to hi by step.
@@ -283,4 +311,27 @@ func arg(c *ir.Call, i int) ir.Expr {
 		return c.Args[i]
 	}
 	return nil
+}
+
+// mentions reports whether expression x refers to the variable name.
+func mentions(x ir.Expr, name string) bool {
+	switch x := x.(type) {
+	case ir.Ref:
+		return x.Name == name
+	case ir.Index:
+		return mentions(x.X, name) || slices.ContainsFunc(x.Idx, func(i ir.Expr) bool { return mentions(i, name) })
+	case ir.Field:
+		return mentions(x.X, name)
+	case ir.Unary:
+		return mentions(x.X, name)
+	case ir.Binary:
+		return mentions(x.L, name) || mentions(x.R, name)
+	case ir.Cond:
+		return mentions(x.C, name) || mentions(x.T, name) || mentions(x.F, name)
+	case ir.Cast:
+		return mentions(x.X, name)
+	case ir.CallExpr:
+		return slices.ContainsFunc(x.Args, func(a ir.Expr) bool { return mentions(a, name) })
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package pdg
 
 import (
+	"slices"
+
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
 )
@@ -136,4 +138,30 @@ func (w *walker) streamItems(args []ir.Expr) (bytes, items int64, known bool) {
 		items += n
 	}
 	return bytes, items, true
+}
+
+// streamStatement handles a C++ stream statement "s << a << b" (or ">>"),
+// which the front-end lowers to a partial Assign to s of the whole chain,
+// as one insertion (extraction) call with the chain's operands; it reports
+// false when s is not a file or standard stream.
+func (w *walker) streamStatement(s *ir.Assign, parent *Node) bool {
+	if !s.Partial || (s.Op != "<<" && s.Op != ">>") {
+		return false
+	}
+	var items []ir.Expr
+	x := s.Value
+	for {
+		b, ok := x.(ir.Binary)
+		if !ok || b.Op != s.Op {
+			break
+		}
+		items = append(items, b.R)
+		x = b.L
+	}
+	if len(items) == 0 {
+		return false
+	}
+	slices.Reverse(items)
+	c := &ir.Call{Pos: s.Pos, Callee: "operator" + s.Op, Receiver: x, Args: items}
+	return w.streamCall(c, parent)
 }

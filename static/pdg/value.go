@@ -28,6 +28,10 @@ const (
 	Constant                 // a #define, enumerator, const variable or PARAMETER
 	Propagated               // a variable assigned a constant
 	Argument                 // a program argument (Options.Args)
+	// Bound is the known branch of a conditional whose condition is not
+	// known, as in "m = n - i < CHUNK ? n - i : CHUNK": the bound a
+	// chunked loop reaches on all but its last pass.
+	Bound
 )
 
 // Value is the compile-time value of an expression.

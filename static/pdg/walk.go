@@ -99,6 +99,9 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 // assign counts the operations of an assignment (times the elements of a
 // whole Fortran array) and propagates the assigned value.
 func (w *walker) assign(s *ir.Assign, parent *Node) {
+	if w.streamStatement(s, parent) {
+		return
+	}
 	work := ops(s.Value, w.fortran()) + 1
 	if s.Op != "=" {
 		work++
@@ -177,7 +180,7 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 		name = "(indirect)"
 	}
 	n := &Node{Kind: UnknownNode, Name: name, Pos: c.Pos, Indirect: c.Indirect || c.Callee == "", Taken: -1}
-	n.Work = callCost(c.Callee)
+	n.Work = callCost(c, w.env)
 	for _, a := range c.Args {
 		n.Work += ops(a, w.fortran())
 	}
@@ -312,6 +315,8 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			if t {
 				n.Taken = 0
 			}
+		} else {
+			n.Odds = divisibilityOdds(cond, w.env)
 		}
 	}
 	base := w.env
@@ -342,4 +347,64 @@ func lastLine(blks []ir.Block) int {
 		visitStmts(b, func(s ir.Stmt) { line = max(line, s.Position().Line) })
 	}
 	return line
+}
+
+// divisibilityOdds returns the share of executions in which cond holds
+// when it tests the divisibility of a varying value by a known K > 1:
+// 1/K for "x % K == 0", "!(x % K)" and Fortran's "MOD(x, K) == 0", 1 − 1/K
+// for "!=" and for "x % K" alone; 0 for other conditions.
+func divisibilityOdds(cond ir.Expr, env *Env) float64 {
+	modulus := func(x ir.Expr) float64 {
+		var k ir.Expr
+		switch x := x.(type) {
+		case ir.Binary:
+			if x.Op == "%" {
+				k = x.R
+			}
+		case ir.CallExpr:
+			if strings.EqualFold(x.Callee, "mod") && len(x.Args) == 2 {
+				k = x.Args[1]
+			}
+		}
+		if k == nil {
+			return 0
+		}
+		if v, ok := Eval(k, env).Int(); ok && v > 1 {
+			return float64(v)
+		}
+		return 0
+	}
+	isZero := func(x ir.Expr) bool {
+		v, ok := Eval(x, env).Int()
+		return ok && v == 0
+	}
+	switch c := cond.(type) {
+	case ir.Binary:
+		if c.Op != "==" && c.Op != "!=" && c.Op != ".eq." && c.Op != ".ne." {
+			break
+		}
+		k := 0.0
+		switch {
+		case isZero(c.R):
+			k = modulus(c.L)
+		case isZero(c.L):
+			k = modulus(c.R)
+		}
+		if k == 0 {
+			return 0
+		}
+		if c.Op == "==" || c.Op == ".eq." {
+			return 1 / k
+		}
+		return 1 - 1/k
+	case ir.Unary:
+		if k := modulus(c.X); c.Op == "!" && k > 0 {
+			return 1 / k
+		}
+	default:
+		if k := modulus(c); k > 0 {
+			return 1 - 1/k
+		}
+	}
+	return 0
 }

@@ -1,39 +1,110 @@
 package pdg
 
 import (
+	"math"
 	"strings"
 
 	"github.com/iolens/iolens/static/ir"
 )
 
 // mathCosts are the operation counts charged for math library calls and
-// intrinsics; other calls of unknown routines cost one operation.
+// intrinsics. One operation is about one cycle (sysprof.CyclesPerOp).
 var mathCosts = map[string]float64{
-	"sqrt": 4, "dsqrt": 4, "sqrtf": 4, "cbrt": 8,
-	"exp": 8, "dexp": 8, "expf": 8, "log": 8, "dlog": 8, "logf": 8, "log10": 8, "log2": 8,
-	"pow": 8, "powf": 8, "sin": 8, "cos": 8, "tan": 8, "dsin": 8, "dcos": 8, "asin": 8,
-	"acos": 8, "atan": 8, "atan2": 8, "sinh": 8, "cosh": 8, "tanh": 8, "erf": 8, "fmod": 4,
-	"hypot": 8, "fabs": 1, "abs": 1, "floor": 1, "ceil": 1, "fmin": 1, "fmax": 1,
+	"sqrt": 4, "dsqrt": 4, "sqrtf": 4, "cbrt": 30,
+	"exp": 40, "dexp": 40, "expf": 30, "log": 40, "dlog": 40, "logf": 30, "log10": 40, "log2": 40,
+	"pow": 80, "powf": 60, "sin": 40, "cos": 40, "tan": 60, "dsin": 40, "dcos": 40, "asin": 60,
+	"acos": 60, "atan": 60, "atan2": 80, "sinh": 60, "cosh": 60, "tanh": 60, "erf": 60, "fmod": 20,
+	"hypot": 30, "fabs": 1, "abs": 1, "floor": 1, "ceil": 1, "fmin": 1, "fmax": 1,
 	"min": 1, "max": 1, "mod": 2, "sign": 1, "dot_product": 2, "matmul": 2, "sum": 1,
 }
 
-// callCost returns the operations charged for a call of an unknown or
-// math routine.
-func callCost(name string) float64 {
-	if c, ok := mathCosts[strings.ToLower(strings.TrimPrefix(name, "std::"))]; ok {
-		return c
-	}
-	return 1
+// libraryCosts are the operation counts charged for common C library and
+// MPI routines that do no file I/O. They are typical costs of one call on
+// short arguments; the routines whose cost grows with an argument are in
+// sizedCosts. MPI start-up and tear-down are compute as the collector sees
+// them: they are not file I/O.
+var libraryCosts = map[string]float64{
+	"strtod": 250, "strtof": 200, "strtold": 300, "atof": 250,
+	"strtol": 60, "strtoul": 60, "strtoll": 60, "strtoull": 60, "atoi": 50, "atol": 50, "atoll": 50,
+	"sscanf": 800, "sprintf": 800, "snprintf": 800, "vsnprintf": 800, "vsprintf": 800,
+	"rand": 20, "random": 20, "rand_r": 15, "drand48": 25, "erand48": 25, "lrand48": 25, "srand": 10,
+	"malloc": 60, "calloc": 80, "realloc": 100, "free": 40, "new": 60, "new[]": 60, "delete": 40, "delete[]": 40,
+	"strlen": 20, "strcmp": 20, "strncmp": 20, "strcpy": 30, "strncpy": 30, "strcat": 40, "strchr": 20,
+	"strdup": 100, "strtok": 40, "isdigit": 2, "isspace": 2, "toupper": 2, "tolower": 2,
+	"clock_gettime": 30, "gettimeofday": 30, "time": 10, "clock": 200,
+	"mpi_init": 2e8, "mpi_init_thread": 2e8, "mpi_finalize": 4e7,
+	"mpi_barrier": 2e4, "mpi_bcast": 2e4, "mpi_reduce": 2e4, "mpi_allreduce": 3e4,
+	"mpi_gather": 3e4, "mpi_allgather": 3e4, "mpi_scatter": 3e4, "mpi_alltoall": 5e4,
+	"mpi_send": 5e3, "mpi_recv": 5e3, "mpi_sendrecv": 8e3, "mpi_wtime": 30,
 }
 
-// ops counts the operations of an expression: one per operator, plus the
+// sizedCost is the cost of a routine whose work grows with an argument:
+// perElem operations per unit of Args[arg] (times Args[arg2] when arg2 is
+// not negative), plus a log factor for sorts.
+type sizedCost struct {
+	arg, arg2 int
+	perElem   float64
+	nlogn     bool
+}
+
+// sizedCosts are the routines whose cost grows with an argument: memory and string
+// routines at about 16 bytes per cycle, sorts at n log n comparisons
+// through a function pointer.
+var sizedCosts = map[string]sizedCost{
+	"memcpy": {2, -1, 1.0 / 16, false}, "memmove": {2, -1, 1.0 / 16, false},
+	"memset": {2, -1, 1.0 / 16, false}, "memcmp": {2, -1, 1.0 / 16, false},
+	"qsort": {1, -1, 20, true},
+}
+
+// defaultCallCost is the cost of a call of a routine that is neither in
+// the tables nor defined by the program.
+const defaultCallCost = 20
+
+// callCost returns the operations charged for a call of a math, library
+// or unknown routine, with the arguments' values from env for the sized
+// ones.
+func callCost(c *ir.Call, env *Env) float64 {
+	name := strings.ToLower(strings.TrimPrefix(c.Callee, "std::"))
+	if v, ok := mathCosts[name]; ok {
+		return v
+	}
+	if v, ok := libraryCosts[name]; ok {
+		return v
+	}
+	if s, ok := sizedCosts[name]; ok && s.arg >= 0 && s.arg < len(c.Args) {
+		n, ok := Eval(c.Args[s.arg], env).Float()
+		if ok && s.arg2 >= 0 && s.arg2 < len(c.Args) {
+			m, ok2 := Eval(c.Args[s.arg2], env).Float()
+			n, ok = n*m, ok2
+		}
+		if ok && n > 0 {
+			cost := n * s.perElem
+			if s.nlogn && n > 1 {
+				cost *= math.Log2(n)
+			}
+			return max(cost, defaultCallCost)
+		}
+	}
+	return defaultCallCost
+}
+
+// divisionOps is the cost of a division or a remainder, several times
+// that of other arithmetic.
+const divisionOps = 5
+
+// ops counts the operations of an expression: one per operator (divisionOps
+// for divisions), plus the
 // cost of intrinsic calls kept in expressions (Fortran: intrinsics is
 // true). Calls hoisted by the front-end are counted at their Call
 // statement, not here.
 func ops(x ir.Expr, intrinsics bool) float64 {
 	switch x := x.(type) {
 	case ir.Binary:
-		return 1 + ops(x.L, intrinsics) + ops(x.R, intrinsics)
+		n := 1.0
+		if x.Op == "/" || x.Op == "%" {
+			n = divisionOps
+		}
+		return n + ops(x.L, intrinsics) + ops(x.R, intrinsics)
 	case ir.Unary:
 		if x.Op == "&" {
 			return ops(x.X, intrinsics)

@@ -17,6 +17,7 @@ const (
 	syncEvery        = 8 << 20 // bytes written between fsyncs in the write phase
 	maxLatencyOps    = 64      // requests per latency phase at most
 	maxOpLatencyOps  = 256     // buffered writes of the op-latency phase at most
+	opRequest        = 64      // bytes per request of the op-latency phase
 )
 
 // prober measures one temporary file.
@@ -62,11 +63,12 @@ func measure(ctx context.Context, dir string, size int64, budget time.Duration) 
 		run  func(time.Time) (float64, error)
 		dst  *float64
 	}{
-		{"read", func(d time.Time) (float64, error) { return p.readBandwidth(written, d) }, &perf.ReadBandwidth},
+		{"read", func(d time.Time) (float64, error) { return p.readBandwidth(written, d, &perf) }, &perf.ReadBandwidth},
 		{"random read", func(d time.Time) (float64, error) { return p.readLatency(written, d) }, &perf.ReadLatency},
 		{"sync write", p.syncLatency, &perf.SyncLatency},
 		{"buffered write", p.opLatency, &perf.OpLatency},
 		{"metadata", p.metaLatency, &perf.MetaLatency},
+		{"create", p.createLatency, &perf.CreateLatency},
 	}
 	for i, s := range steps {
 		v, err := s.run(p.deadline(i + 1))
@@ -80,10 +82,10 @@ func measure(ctx context.Context, dir string, size int64, budget time.Duration) 
 }
 
 // deadline is the end of phase i (write, read, random read, sync write,
-// buffered write, metadata): the fraction of the time budget at which the
+// buffered write, metadata, create): the fraction of the time budget at which the
 // phase stops issuing requests. Every phase issues at least one.
 func (p *prober) deadline(i int) time.Time {
-	ends := [...]float64{0.45, 0.70, 0.80, 0.90, 0.95, 1.0}
+	ends := [...]float64{0.45, 0.65, 0.75, 0.85, 0.90, 0.95, 1.0}
 	return p.start.Add(time.Duration(ends[i] * float64(p.budget)))
 }
 
@@ -98,7 +100,8 @@ func (p *prober) more(n, limit int, deadline time.Time) bool {
 
 // writeBandwidth writes 1 MiB requests of random bytes (so compressing file
 // systems do not flatter the result), fsyncing every 8 MiB and at the end,
-// and sets the write bandwidth. It returns the bytes written.
+// and sets the write bandwidth, and the page cache's from the time in the
+// writes alone. It returns the bytes written.
 func (p *prober) writeBandwidth(size int64, deadline time.Time, perf *Perf) (int64, error) {
 	buf := make([]byte, bandwidthRequest)
 	for i := range buf {
@@ -107,10 +110,13 @@ func (p *prober) writeBandwidth(size int64, deadline time.Time, perf *Perf) (int
 	limit := int(max(1, size/bandwidthRequest))
 	t0 := time.Now()
 	var written int64
+	var inWrites time.Duration
 	for n := 0; p.more(n, limit, deadline); n++ {
+		w0 := time.Now()
 		if _, err := p.f.WriteAt(buf, written); err != nil {
 			return 0, err
 		}
+		inWrites += time.Since(w0)
 		written += bandwidthRequest
 		if written%syncEvery == 0 {
 			if err := p.f.Sync(); err != nil {
@@ -122,25 +128,37 @@ func (p *prober) writeBandwidth(size int64, deadline time.Time, perf *Perf) (int
 		return 0, err
 	}
 	perf.WriteBandwidth = float64(written) / time.Since(t0).Seconds()
+	perf.CacheWriteBandwidth = float64(written) / max(inWrites.Seconds(), 1e-9)
 	return written, p.ctx.Err()
 }
 
 // readBandwidth drops the file from the page cache and reads it back in
-// 1 MiB requests; it returns bytes per second.
-func (p *prober) readBandwidth(written int64, deadline time.Time) (float64, error) {
+// 1 MiB requests; it returns bytes per second. It then reads the same
+// bytes again, from the page cache, and sets the cache's read bandwidth.
+func (p *prober) readBandwidth(written int64, deadline time.Time, perf *Perf) (float64, error) {
 	if err := dropCache(p.f, false); err != nil {
 		return 0, err
 	}
 	buf := make([]byte, bandwidthRequest)
-	t0 := time.Now()
-	var read int64
-	for n := 0; p.more(n, int(written/bandwidthRequest), deadline); n++ {
-		if _, err := p.f.ReadAt(buf, read); err != nil {
-			return 0, err
+	pass := func(limit int) (int64, float64, error) {
+		t0 := time.Now()
+		var read int64
+		for n := 0; p.more(n, limit, deadline); n++ {
+			if _, err := p.f.ReadAt(buf, read); err != nil {
+				return 0, 0, err
+			}
+			read += bandwidthRequest
 		}
-		read += bandwidthRequest
+		return read, float64(read) / max(time.Since(t0).Seconds(), 1e-9), nil
 	}
-	return float64(read) / time.Since(t0).Seconds(), p.ctx.Err()
+	read, bw, err := pass(int(written / bandwidthRequest))
+	if err != nil {
+		return 0, err
+	}
+	if _, perf.CacheReadBandwidth, err = pass(int(read / bandwidthRequest)); err != nil {
+		return 0, err
+	}
+	return bw, p.ctx.Err()
 }
 
 // readLatency drops the file from the page cache, turns read-ahead off and
@@ -168,11 +186,12 @@ func (p *prober) syncLatency(deadline time.Time) (float64, error) {
 	})
 }
 
-// opLatency times buffered 4 KiB writes; it returns the median.
+// opLatency times buffered 64-byte writes, the cost of a system call
+// that moves almost nothing; it returns the median.
 func (p *prober) opLatency(deadline time.Time) (float64, error) {
-	buf := make([]byte, latencyRequest)
+	buf := make([]byte, opRequest)
 	return p.timeOps(maxOpLatencyOps, deadline, func(i int) error {
-		_, err := p.f.WriteAt(buf, int64(i)*latencyRequest)
+		_, err := p.f.WriteAt(buf, int64(i)*opRequest)
 		return err
 	})
 }
@@ -192,6 +211,30 @@ func (p *prober) metaLatency(deadline time.Time) (float64, error) {
 		return g.Close()
 	})
 	return lat / 3, err
+}
+
+// createLatency times the creation (and close) of new empty files beside
+// the probe's file; it returns the median. The files are removed
+// afterwards.
+func (p *prober) createLatency(deadline time.Time) (lat float64, err error) {
+	var made []string
+	defer func() {
+		for _, name := range made {
+			if rerr := os.Remove(name); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+	}()
+	base := p.f.Name()
+	return p.timeOps(maxLatencyOps, deadline, func(i int) error {
+		name := fmt.Sprintf("%s.%d", base, i)
+		g, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		made = append(made, name)
+		return g.Close()
+	})
 }
 
 // timeOps runs op at most limit times until deadline (at least once) and

@@ -14,6 +14,10 @@ import (
 // is cached.
 var ErrNotCached = errors.New("sysprof: no fresh cached profile")
 
+// ErrFormat is wrapped by the error ReadFile returns for a profile of
+// another FormatVersion.
+var ErrFormat = errors.New("profile of another format version")
+
 // DefaultCacheDir is where profiles are cached: $IOLENS_CACHE_DIR/sysprof
 // when the variable is set, else iolens/sysprof under the user cache
 // directory (~/.cache on Linux).
@@ -50,7 +54,7 @@ func ReadFile(path string) (Profile, error) {
 		return Profile{}, fmt.Errorf("reading profile %s: %w", path, err)
 	}
 	if p.Format != FormatVersion {
-		return Profile{}, fmt.Errorf("reading profile %s: format %d, want %d", path, p.Format, FormatVersion)
+		return Profile{}, fmt.Errorf("reading profile %s: format %d, want %d: %w", path, p.Format, FormatVersion, ErrFormat)
 	}
 	return p, nil
 }

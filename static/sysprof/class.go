@@ -73,16 +73,27 @@ func DefaultPerf(c Class) Perf {
 		ms = 1e-3
 		mb = 1e6
 	)
+	var p Perf
 	switch c {
 	case ClassMemory:
-		return Perf{WriteBandwidth: 4000 * mb, ReadBandwidth: 8000 * mb, OpLatency: 2 * us, SyncLatency: 2 * us, ReadLatency: 2 * us, MetaLatency: 2 * us}
+		p = Perf{WriteBandwidth: 4000 * mb, ReadBandwidth: 8000 * mb, OpLatency: 0.5 * us, SyncLatency: 2 * us, ReadLatency: 2 * us, MetaLatency: 2 * us}
 	case ClassNVMe:
-		return Perf{WriteBandwidth: 2000 * mb, ReadBandwidth: 3000 * mb, OpLatency: 4 * us, SyncLatency: 50 * us, ReadLatency: 80 * us, MetaLatency: 3 * us}
+		p = Perf{WriteBandwidth: 2000 * mb, ReadBandwidth: 3000 * mb, OpLatency: 1 * us, SyncLatency: 50 * us, ReadLatency: 80 * us, MetaLatency: 3 * us}
 	case ClassHDD:
-		return Perf{WriteBandwidth: 150 * mb, ReadBandwidth: 150 * mb, OpLatency: 4 * us, SyncLatency: 10 * ms, ReadLatency: 8 * ms, MetaLatency: 5 * us}
+		p = Perf{WriteBandwidth: 150 * mb, ReadBandwidth: 150 * mb, OpLatency: 1 * us, SyncLatency: 10 * ms, ReadLatency: 8 * ms, MetaLatency: 5 * us}
 	case ClassNetwork:
-		return Perf{WriteBandwidth: 1000 * mb, ReadBandwidth: 1000 * mb, OpLatency: 20 * us, SyncLatency: 2 * ms, ReadLatency: 500 * us, MetaLatency: 300 * us}
+		p = Perf{WriteBandwidth: 1000 * mb, ReadBandwidth: 1000 * mb, OpLatency: 20 * us, SyncLatency: 2 * ms, ReadLatency: 500 * us, MetaLatency: 300 * us}
 	default: // SSD and unknown
-		return Perf{WriteBandwidth: 500 * mb, ReadBandwidth: 500 * mb, OpLatency: 4 * us, SyncLatency: 1 * ms, ReadLatency: 150 * us, MetaLatency: 4 * us}
+		p = Perf{WriteBandwidth: 500 * mb, ReadBandwidth: 500 * mb, OpLatency: 1 * us, SyncLatency: 1 * ms, ReadLatency: 150 * us, MetaLatency: 4 * us}
 	}
+	p.CacheWriteBandwidth, p.CacheReadBandwidth = DefaultCacheWriteBandwidth, DefaultCacheReadBandwidth
+	p.CreateLatency = 20 * p.MetaLatency // a journal or metadata server update
+	return p
 }
+
+// Typical page-cache bandwidths, in bytes per second, used when the probe
+// is skipped or a cached profile predates their measurement.
+const (
+	DefaultCacheWriteBandwidth = 2e9
+	DefaultCacheReadBandwidth  = 5e9
+)

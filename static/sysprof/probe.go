@@ -119,8 +119,8 @@ func cached(p Profile, opts Options) (Profile, error) {
 		return Profile{}, err
 	}
 	c, err := ReadFile(filepath.Join(cdir, cacheKey(p)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return Profile{}, ErrNotCached
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrFormat) {
+		return Profile{}, ErrNotCached // a profile of an older iolens is measured again
 	}
 	if err != nil {
 		return Profile{}, err

@@ -4,7 +4,7 @@ import "time"
 
 // FormatVersion is the version of the Profile JSON layout. Cached profiles
 // of another version are ignored.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Profile is what iolens knows about the machine and the storage under one
 // directory.
@@ -64,9 +64,15 @@ type Perf struct {
 	Bytes          int64   `json:"bytes"`           // bytes written and read back by the bandwidth probe
 	WriteBandwidth float64 `json:"write_bandwidth"` // 1 MiB writes, fsync included
 	ReadBandwidth  float64 `json:"read_bandwidth"`  // 1 MiB reads after dropping the file from the page cache
-	OpLatency      float64 `json:"op_latency"`      // median 4 KiB buffered write
+	OpLatency      float64 `json:"op_latency"`      // median 64-byte buffered write: a system call's own cost
 	SyncLatency    float64 `json:"sync_latency"`    // median 4 KiB write followed by fsync
 	ReadLatency    float64 `json:"read_latency"`    // median uncached 4 KiB read at a random offset
 	MetaLatency    float64 `json:"meta_latency"`    // median of stat, open and close, per call
-	Elapsed        float64 `json:"elapsed"`         // seconds the probe took
+	CreateLatency  float64 `json:"create_latency"`  // median creation and close of a new file
+	// CacheWriteBandwidth and CacheReadBandwidth are the speeds of the
+	// page cache: the 1 MiB writes of the write phase without their
+	// fsyncs, and 1 MiB reads of data just read.
+	CacheWriteBandwidth float64 `json:"cache_write_bandwidth"`
+	CacheReadBandwidth  float64 `json:"cache_read_bandwidth"`
+	Elapsed             float64 `json:"elapsed"` // seconds the probe took
 }

@@ -9,6 +9,9 @@ const (
 	CyclesPerOp = 1.0
 	// DefaultMHz is the clock assumed when /proc and /sys do not tell.
 	DefaultMHz = 2000.0
+	// DefaultMemory is the memory, in bytes, assumed when /proc does not
+	// tell.
+	DefaultMemory = 4e9
 	// ScoreFloor and ScoreDecades define StorageScore: a bandwidth of
 	// ScoreFloor bytes/s scores 0, and every decade above it adds
 	// 1/ScoreDecades, so 100 GB/s scores 1.
@@ -22,13 +25,19 @@ type System struct {
 	SecondsPerOp   float64 `json:"seconds_per_op"` // one non-I/O operation
 	ReadBandwidth  float64 `json:"read_bandwidth"`
 	WriteBandwidth float64 `json:"write_bandwidth"`
-	OpLatency      float64 `json:"op_latency"`   // one I/O call
-	SyncLatency    float64 `json:"sync_latency"` // one flush or sync
-	ReadLatency    float64 `json:"read_latency"` // one uncached random access
-	MetaLatency    float64 `json:"meta_latency"` // one open, close, stat, seek
-	StorageScore   float64 `json:"storage_score"`
-	Ranks          float64 `json:"ranks"`   // processes doing I/O at the same time
-	Targets        float64 `json:"targets"` // storage targets serving them
+	OpLatency      float64 `json:"op_latency"`     // one I/O call
+	SyncLatency    float64 `json:"sync_latency"`   // one flush or sync
+	ReadLatency    float64 `json:"read_latency"`   // one uncached random access
+	MetaLatency    float64 `json:"meta_latency"`   // one open, close, stat, seek
+	CreateLatency  float64 `json:"create_latency"` // one creation of a file
+	// CacheWriteBandwidth and CacheReadBandwidth are the page cache's
+	// speeds; Memory is the memory available to it, in bytes.
+	CacheWriteBandwidth float64 `json:"cache_write_bandwidth"`
+	CacheReadBandwidth  float64 `json:"cache_read_bandwidth"`
+	Memory              float64 `json:"memory"`
+	StorageScore        float64 `json:"storage_score"`
+	Ranks               float64 `json:"ranks"`   // processes doing I/O at the same time
+	Targets             float64 `json:"targets"` // storage targets serving them
 }
 
 // System derives the model inputs from the profile, for one process doing
@@ -43,15 +52,28 @@ func (p Profile) System() System {
 		perf = DefaultPerf(p.Storage.Class)
 	}
 	s := System{
-		SecondsPerOp:   CyclesPerOp / (mhz * 1e6),
-		ReadBandwidth:  perf.ReadBandwidth,
-		WriteBandwidth: perf.WriteBandwidth,
-		OpLatency:      perf.OpLatency,
-		SyncLatency:    perf.SyncLatency,
-		ReadLatency:    perf.ReadLatency,
-		MetaLatency:    perf.MetaLatency,
-		Ranks:          1,
-		Targets:        float64(max(1, p.Storage.Targets)),
+		SecondsPerOp:        CyclesPerOp / (mhz * 1e6),
+		ReadBandwidth:       perf.ReadBandwidth,
+		WriteBandwidth:      perf.WriteBandwidth,
+		OpLatency:           perf.OpLatency,
+		SyncLatency:         perf.SyncLatency,
+		ReadLatency:         perf.ReadLatency,
+		MetaLatency:         perf.MetaLatency,
+		CreateLatency:       perf.CreateLatency,
+		CacheWriteBandwidth: perf.CacheWriteBandwidth,
+		CacheReadBandwidth:  perf.CacheReadBandwidth,
+		Memory:              float64(p.Memory.Available),
+		Ranks:               1,
+		Targets:             float64(max(1, p.Storage.Targets)),
+	}
+	if s.CacheWriteBandwidth <= 0 || s.CacheReadBandwidth <= 0 {
+		s.CacheWriteBandwidth, s.CacheReadBandwidth = DefaultCacheWriteBandwidth, DefaultCacheReadBandwidth
+	}
+	if s.CreateLatency <= 0 {
+		s.CreateLatency = DefaultPerf(p.Storage.Class).CreateLatency
+	}
+	if s.Memory <= 0 {
+		s.Memory = DefaultMemory
 	}
 	s.StorageScore = StorageScore(s.Bandwidth())
 	return s

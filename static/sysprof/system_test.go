@@ -18,16 +18,20 @@ func TestStorageScore(t *testing.T) {
 func TestSystemOfDefault(t *testing.T) {
 	s := Default().System()
 	want := System{
-		SecondsPerOp:   0.5e-9, // 2 GHz, one cycle per operation
-		ReadBandwidth:  500e6,
-		WriteBandwidth: 500e6,
-		OpLatency:      4e-6,
-		SyncLatency:    1e-3,
-		ReadLatency:    150e-6,
-		MetaLatency:    4e-6,
-		StorageScore:   math.Log10(500) / 5,
-		Ranks:          1,
-		Targets:        1,
+		SecondsPerOp:        0.5e-9, // 2 GHz, one cycle per operation
+		ReadBandwidth:       500e6,
+		WriteBandwidth:      500e6,
+		OpLatency:           1e-6,
+		SyncLatency:         1e-3,
+		ReadLatency:         150e-6,
+		MetaLatency:         4e-6,
+		CreateLatency:       20 * DefaultPerf(ClassSSD).MetaLatency,
+		CacheWriteBandwidth: DefaultCacheWriteBandwidth,
+		CacheReadBandwidth:  DefaultCacheReadBandwidth,
+		Memory:              DefaultMemory,
+		StorageScore:        math.Log10(500) / 5,
+		Ranks:               1,
+		Targets:             1,
 	}
 	if s != want {
 		t.Errorf("Default().System() =\n%+v, want\n%+v", s, want)

@@ -1,0 +1,132 @@
+package features
+
+import (
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/pdg"
+)
+
+// Buffer sizes of the I/O runtimes, in bytes: a buffered transfer reaches
+// the operating system once per buffer filled or drained.
+const (
+	// StdioBuffer is a glibc stream's buffer: the file system's block
+	// size, 4 KiB on most local file systems.
+	StdioBuffer = 4 << 10
+	// StreamBuffer is a libstdc++ file stream's buffer (BUFSIZ).
+	StreamBuffer = 8 << 10
+	// FortranFormattedBuffer and FortranUnformattedBuffer are
+	// libgfortran's buffers of formatted and unformatted units.
+	FortranFormattedBuffer   = 8 << 10
+	FortranUnformattedBuffer = 128 << 10
+)
+
+// CPU costs of I/O runtimes, in operations of Params.Work.
+const (
+	// FormatOpsPerItem is the cost of converting one value between text
+	// and binary (printf's %g, scanf's %lf, <<, a formatted Fortran item).
+	FormatOpsPerItem = 800
+	// StreamCallOps is the cost of one C++ stream insertion or
+	// extraction beyond its conversion.
+	StreamCallOps = 40
+	// FortranCallOps is the cost of one Fortran data transfer
+	// statement in the runtime beyond its conversions: unit lookup,
+	// locking, format parsing.
+	FortranCallOps = 600
+)
+
+// runtimeCost returns the parameters one execution of an I/O call adds to
+// the physical estimate: the requests reaching the operating system, the
+// intercepted STDIO calls and their conversions, syncs, file creations
+// (opens that create or truncate, appends excepted: those usually find
+// the file there), and parallel-I/O calls; and as Work the CPU the runtimes of C++ streams and Fortran
+// spend outside any intercepted call (their conversions), which the
+// collector measures as compute.
+func runtimeCost(io *pdg.IO) Params {
+	var p Params
+	op := io.Sem.Op
+	iface := io.Sem.Interface
+	switch iface {
+	case iosem.MPIIO, iosem.HDF5, iosem.PnetCDF, iosem.NetCDF:
+		p.Parallel = 1
+		if io.Collective || io.Sem.Collective {
+			p.Collective = 1
+		}
+	}
+	if op == iosem.Open && io.File != nil && io.File.Mode&iosem.ModeCreate != 0 && io.File.Mode&iosem.ModeAppend == 0 {
+		p.Creates = 1
+	}
+	if op == iosem.Sync {
+		p.Syncs, p.Kernel = 1, 1
+		return p
+	}
+	if op == iosem.Flush || (io.Flushes && !op.IsData()) {
+		p.Kernel = 1
+		if iface == iosem.STDIO {
+			p.Buffered = 1
+		}
+		return p
+	}
+	if !op.IsData() {
+		return p
+	}
+	items := float64(max(io.Items, 1))
+	formatted := !io.Binary
+	switch iface {
+	case iosem.POSIX:
+		p.Kernel = 1
+	case iosem.STDIO:
+		p.Buffered = 1
+		p.Kernel = drained(io, StdioBuffer)
+		if io.Sem.Size.Kind == iosem.Format { // printf and scanf families
+			p.FormatItems = items
+		}
+	case iosem.Stream:
+		p.Kernel = drained(io, StreamBuffer)
+		p.Work = StreamCallOps
+		if formatted {
+			p.Work += items * FormatOpsPerItem
+		}
+	case iosem.Fortran:
+		p.Work = FortranCallOps
+		switch {
+		case formatted:
+			p.Kernel = drained(io, FortranFormattedBuffer)
+			p.Work += items * FormatOpsPerItem
+		case io.Random:
+			p.Kernel = 2 // a seek and a transfer per record
+		default:
+			p.Kernel = drained(io, FortranUnformattedBuffer)
+		}
+	default: // MPI-IO, HDF5, PnetCDF, NetCDF: a request per call
+		p.Kernel = 1
+	}
+	return p
+}
+
+// unknownDrained is the share of a system call charged to a buffered
+// transfer of unknown size (most often a structure): a sixteenth.
+const unknownDrained = 1.0 / 16
+
+// textWidth is the bytes of one formatted item whose width is unknown.
+const textWidth = 12
+
+// drained is the share of a system call one buffered transfer costs: one
+// for unbuffered streams and transfers at least as large as the buffer,
+// else the transfer's share of the buffer (textWidth bytes per item when
+// its size is unknown, else unknownDrained).
+func drained(io *pdg.IO, buffer int64) float64 {
+	if io.Unbuffered {
+		return 1
+	}
+	b := max(io.Bytes, 1)
+	switch {
+	case io.BytesKnown:
+	case io.Items > 0:
+		b = io.Items * textWidth
+	default:
+		return unknownDrained
+	}
+	if b >= buffer {
+		return 1
+	}
+	return float64(b) / float64(buffer)
+}
