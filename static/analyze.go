@@ -121,6 +121,11 @@ type Cause struct {
 	LoopLine int     `json:"loop_line,omitempty"`
 	LoopEnd  int     `json:"loop_end,omitempty"`
 	Trip     int64   `json:"trip,omitempty"`
+	// Via is the function called in the loop that makes the call, for
+	// a call in a function called from a loop; LoopFile is the loop's
+	// file when it differs from the call's.
+	Via      string `json:"via,omitempty"`
+	LoopFile string `json:"loop_file,omitempty"`
 
 	raw features.Cause
 }
@@ -207,10 +212,18 @@ func score(b *features.Block, id, parent int, m model.Model, sys sysprof.System)
 		out.Causes = append(out.Causes, Cause{
 			Code: fc.Code, Message: fc.Message, Weight: fc.Weight, Routine: fc.Routine, Target: fc.FileName,
 			File: fc.Call.File, Line: fc.Call.Line, LoopLine: fc.Loop.Line, LoopEnd: fc.LoopEnd, Trip: fc.Trip,
-			raw: fc,
+			Via: fc.Via, LoopFile: loopFile(fc), raw: fc,
 		})
 	}
 	return out
+}
+
+// loopFile is the file of a cause's loop when it differs from its call's.
+func loopFile(c features.Cause) string {
+	if c.Loop.File != c.Call.File {
+		return c.Loop.File
+	}
+	return ""
 }
 
 func modelInfo(m model.Model) ModelInfo {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/iolens/iolens/static/features"
+	"github.com/iolens/iolens/static/model"
 )
 
 // TestAnalyzeCheckpoint scores a program whose I/O is one fwrite of 1024
@@ -25,8 +26,8 @@ func TestAnalyzeCheckpoint(t *testing.T) {
 	if res.Entry != "main" || res.Lines != 31 || len(res.Files) != 1 || len(res.Files[0].Errors) != 0 {
 		t.Fatalf("entry %q, %d lines, files %+v", res.Entry, res.Lines, res.Files)
 	}
-	if res.Model.Version != "0-prior" {
-		t.Errorf("model %q, want the shipped prior", res.Model.Version)
+	if res.Model.Version != model.Default().Version {
+		t.Errorf("model %q, want the shipped model", res.Model.Version)
 	}
 	byName := map[string]Block{}
 	for _, b := range res.Blocks {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/iolens/iolens/static/model"
 )
 
 const staticSample = "../../static/testdata/ckpt.c"
@@ -39,7 +41,7 @@ func TestStaticJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Blocks) == 0 || out.Model["version"] != "0-prior" || out.System["inputs"] == nil {
+	if len(out.Blocks) == 0 || out.Model["version"] != model.Default().Version || out.System["inputs"] == nil {
 		t.Fatalf("blocks %d, model %v, system %v", len(out.Blocks), out.Model, out.System)
 	}
 	b := out.Blocks[0]

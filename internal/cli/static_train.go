@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -21,6 +22,7 @@ type trainFlags struct {
 	programs string
 	samples  bool
 	noProbe  bool
+	runs     int
 }
 
 func newStaticTrainCmd(e *env) *cobra.Command {
@@ -31,7 +33,7 @@ func newStaticTrainCmd(e *env) *cobra.Command {
 		Long: `Train builds and runs every program of the corpus (a directory with a
 corpus.json manifest) under the collector, with -finstrument-functions, to
 measure the I/O intensity of each function (its I/O time over its wall
-time); analyses the same sources statically; and fits the CIOC model on
+time, the median of --runs runs); analyses the same sources statically; and fits the CIOC model on
 the pairs by least squares with backward stepwise selection (variables
 with |t| < 2 are dropped). It prints the coefficients with their standard
 errors and t-ratios, R², adjusted R² and F, and the cross-validated class
@@ -53,6 +55,7 @@ iolens static --model FILE uses.`,
 	fl.StringVar(&f.programs, "programs", "", "comma-separated programs of the corpus to use (default: all)")
 	fl.BoolVar(&f.samples, "samples", false, "print every function with its measured and predicted intensity")
 	fl.BoolVar(&f.noProbe, "no-probe", false, "do not measure the storage: use its device class's typical figures")
+	fl.IntVar(&f.runs, "runs", train.DefaultRuns, "runs of each program: a function's intensity is the median")
 	return cmd
 }
 
@@ -60,14 +63,19 @@ func runStaticTrain(ctx context.Context, e *env, f *trainFlags) error {
 	if f.folds < 0 {
 		return usagef("--folds must not be negative")
 	}
+	if f.runs < 1 {
+		return usagef("--runs must be at least 1")
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	prof, err := sysprof.Probe(ctx, ".", sysprof.Options{NoProbe: f.noProbe})
+	// The programs run in temporary directories: the storage there is
+	// the one they measure.
+	prof, err := sysprof.Probe(ctx, os.TempDir(), sysprof.Options{NoProbe: f.noProbe})
 	if err != nil {
 		return fmt.Errorf("profiling the storage: %w", err)
 	}
-	opts := train.Options{Corpus: f.corpus, Folds: f.folds, System: prof, Version: f.version, Log: e.stderr}
+	opts := train.Options{Corpus: f.corpus, Folds: f.folds, Runs: f.runs, System: prof, Version: f.version, Log: e.stderr}
 	if f.programs != "" {
 		opts.Programs = strings.Split(f.programs, ",")
 	}

@@ -90,6 +90,10 @@ type Cause struct {
 	Loop    ir.Pos
 	LoopEnd int   `json:",omitempty"`
 	Trip    int64 `json:",omitempty"`
+	// Via is, for a call made in a function that a loop calls (fflush in
+	// report(), called once per step), that function: the loop is the
+	// caller's.
+	Via string `json:",omitempty"`
 
 	bytes int64 // bytes per call, for messages
 	op    string

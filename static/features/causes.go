@@ -132,15 +132,19 @@ func independent(io *pdg.IO, with func(string) Cause) (Cause, bool) {
 // describe writes the message of a cause from its fields and weight.
 func describe(c Cause) string {
 	n := count(c.Weight)
+	routine := c.Routine
+	if c.Via != "" {
+		routine += " in " + c.Via + "()"
+	}
 	switch c.Code {
 	case CodeFlushInLoop, CodeOpenCloseInLoop, CodeMetadataInLoop:
-		return fmt.Sprintf("%s inside a loop of %d iterations (%s calls)", c.Routine, c.Trip, n)
+		return fmt.Sprintf("%s inside a loop of %d iterations (%s calls)", routine, c.Trip, n)
 	case CodeSmallWritesInLoop, CodeSmallReadsInLoop:
 		return fmt.Sprintf("%s %ss (%s) in a loop of %d iterations (%s calls)",
-			size(c.bytes), c.op, c.Routine, c.Trip, n)
+			size(c.bytes), c.op, routine, c.Trip, n)
 	case CodeUnbufferedSmallIO:
 		return fmt.Sprintf("unbuffered %s %ss (%s) in a loop of %d iterations (%s calls)",
-			size(c.bytes), c.op, c.Routine, c.Trip, n)
+			size(c.bytes), c.op, routine, c.Trip, n)
 	case CodeRandomAccess:
 		if c.seek != "" {
 			return fmt.Sprintf("random seeks before %ss (%s %s)", c.op, n, c.seek)
@@ -215,4 +219,43 @@ func size(b int64) string {
 		return fmt.Sprintf("%d %s", int64(f), units[u])
 	}
 	return fmt.Sprintf("%.1f %s", f, units[u])
+}
+
+// loopCodes are the causes that exist only because of a loop.
+var loopCodes = map[string]bool{
+	CodeFlushInLoop: true, CodeOpenCloseInLoop: true, CodeMetadataInLoop: true,
+	CodeSmallWritesInLoop: true, CodeSmallReadsInLoop: true, CodeUnbufferedSmallIO: true,
+}
+
+// maxViaDepth bounds how deep calls are followed from a loop for causes.
+const maxViaDepth = 4
+
+// viaCauses returns the loop causes of the I/O calls that one execution
+// of a call of function f, made in loop, performs outside f's own loops
+// (and outside those of the functions f calls, maxViaDepth deep): fflush
+// in a report() called once per step is a flush in the step loop.
+func viaCauses(f *pdg.Node, loop *pdg.Node, mult float64, sys System) []Cause {
+	var out []Cause
+	var walk func(nodes []*pdg.Node, via string, depth int)
+	walk = func(nodes []*pdg.Node, via string, depth int) {
+		for _, n := range nodes {
+			switch n.Kind {
+			case pdg.IONode:
+				for _, c := range causesOf(n.IO, n, loop, mult, sys) {
+					if loopCodes[c.Code] {
+						c.Via = via
+						out = append(out, c)
+					}
+				}
+			case pdg.BranchNode, pdg.AltNode:
+				walk(n.Children, via, depth)
+			case pdg.CallNode:
+				if n.Target != nil && depth < maxViaDepth {
+					walk(n.Target.Children, n.Target.Name, depth+1)
+				}
+			}
+		}
+	}
+	walk(f.Children, f.Name, 1)
+	return out
 }

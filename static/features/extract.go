@@ -230,6 +230,9 @@ func (x *extractor) call(n *pdg.Node, fr frame, out *[]Block) acc {
 	if n.Target != nil {
 		r := x.function(n.Target)
 		a.inc.add(r.acc.inc.clone())
+		if fr.loop != nil && fr.loop.Trip > 1 {
+			a.inc.causes = append(a.inc.causes, viaCauses(n.Target, fr.loop, fr.mult, x.sys)...)
+		}
 		x.edges[fr.fn] = append(x.edges[fr.fn], edge{callee: n.Target, times: fr.mult, site: n})
 	}
 	x.emit(out, fr, a, Block{Kind: CallBlock, Name: n.Name}, n)

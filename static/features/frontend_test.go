@@ -44,3 +44,42 @@ end program sim
 		t.Errorf("work %v: the whole-array assignment counts per element", p.Work)
 	}
 }
+
+// TestFortranParameterArgument: a PARAMETER passed by reference to one
+// subroutine keeps its value for the next one.
+func TestFortranParameterArgument(t *testing.T) {
+	src := []byte(`      PROGRAM P
+      INTEGER NROWS
+      PARAMETER (NROWS = 4000)
+      DOUBLE PRECISION A(NROWS)
+      CALL FILL(A, NROWS)
+      CALL SAVE(A, NROWS)
+      END
+
+      SUBROUTINE FILL(A, NR)
+      INTEGER NR, J
+      DOUBLE PRECISION A(NR)
+      DO 10 J = 1, NR
+         A(J) = J
+   10 CONTINUE
+      END
+
+      SUBROUTINE SAVE(A, NR)
+      INTEGER NR, J
+      DOUBLE PRECISION A(NR)
+      OPEN(UNIT=11, FILE='t.txt', FORM='FORMATTED')
+      DO 20 J = 1, NR
+         WRITE(11, '(F14.6)') A(J)
+   20 CONTINUE
+      CLOSE(11)
+      END
+`)
+	f, err := fortran.Parse("p.f", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	if p := find(t, blocks, FunctionBlock, "save").Params; p.Calls != 4000 {
+		t.Errorf("SAVE writes %v times, want 4000: %+v", p.Calls, p)
+	}
+}

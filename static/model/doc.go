@@ -14,6 +14,7 @@
 // Fit estimates a model by ordinary least squares with backward stepwise
 // elimination and returns a Table in the form of the paper's Table II;
 // CrossValidate measures how well such fits generalise. Default returns
-// the model shipped in cioc-v1.json: until a training corpus exists, a prior
-// that is exactly the physical estimate X16.
+// the model shipped in cioc-v1.json, fitted by "iolens static train" on the
+// corpus of workload programs in testdata/static/corpus measured with the
+// collector.
 package model

@@ -47,26 +47,40 @@ func TestPredictClampsAndNoIO(t *testing.T) {
 	}
 }
 
-func TestDefaultIsThePrior(t *testing.T) {
+func TestDefaultIsTheShippedFit(t *testing.T) {
 	m := Default()
-	if m.Version != "0-prior" || m.TrainedOn != "prior: physical estimate, not fitted" || m.Intercept != 0 {
-		t.Errorf("default model %q (%q), intercept %v", m.Version, m.TrainedOn, m.Intercept)
+	if m.Version != "1" || !strings.Contains(m.TrainedOn, "programs of the corpus") || m.Stats.N < 80 {
+		t.Errorf("default model %q (%q), n %d", m.Version, m.TrainedOn, m.Stats.N)
 	}
+	// The physical estimate carries the fit: selected, significant, and
+	// weighing most.
+	if !m.Selected[15] || m.Coef[15] < 0.5 || m.Stats.T[15] < 10 {
+		t.Errorf("x16: selected %v, coefficient %v, t %v", m.Selected[15], m.Coef[15], m.Stats.T[15])
+	}
+	rows := 1
 	for i := range NumVars {
-		wantCoef, wantSel := 0.0, false
-		if i == 15 {
-			wantCoef, wantSel = 1, true
+		if m.Selected[i] {
+			rows++
+		} else if m.Coef[i] != 0 {
+			t.Errorf("%s: dropped with coefficient %v", m.Names[i], m.Coef[i])
 		}
-		if m.Coef[i] != wantCoef || m.Selected[i] != wantSel {
-			t.Errorf("%s: coef %v selected %v", m.Names[i], m.Coef[i], m.Selected[i])
-		}
+	}
+	if len(m.Table().Rows) != rows {
+		t.Errorf("table has %d rows, want %d:\n%s", len(m.Table().Rows), rows, m.Table())
 	}
 	sys := refSystem()
-	if got, want := m.Predict(ioBound(), sys), EstimateTimes(ioBound(), sys).IOShare(); got != want {
-		t.Errorf("prior predicts %v, want the estimate %v", got, want)
+	if got := m.Predict(features.Params{Work: 1e9}, sys); got != 0 {
+		t.Errorf("block without I/O = %v, want 0", got)
 	}
-	if len(m.Table().Rows) != 2 {
-		t.Errorf("prior table:\n%s", m.Table())
+	x := Normalize(ioBound(), sys)
+	want := m.Intercept
+	for i := range NumVars {
+		if m.Selected[i] {
+			want += m.Coef[i] * x[i]
+		}
+	}
+	if got := m.Predict(ioBound(), sys); !near(got, clamp01(want), 1e-12) {
+		t.Errorf("predicts %v, want %v", got, clamp01(want))
 	}
 }
 

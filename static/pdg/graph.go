@@ -40,7 +40,7 @@ const (
 	TripPropagated TripSource = "propagated" // variables assigned constants
 	TripArgument   TripSource = "argument"   // program arguments (Options.Args)
 	TripBound      TripSource = "bound"      // the known side of a min or max (CHUNK in "n - i < CHUNK ? n - i : CHUNK")
-	TripDefault    TripSource = "default"    // unknown: Options.DefaultTrip or DefaultWhileTrip
+	TripDefault    TripSource = "default"    // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
 )
 
 // Default options.
@@ -57,6 +57,11 @@ const (
 	// converge or read to the end of input; 10 keeps their body visible
 	// while admitting that nothing is known.
 	DefaultWhileTrip = 10
+	// DefaultReadTrip is the trip count assumed for a condition-only
+	// loop whose condition reads data (while (fgets(...)), while ((n =
+	// read(...)) > 0)): such loops run to the end of a file, chunk by
+	// chunk or record by record, and files hold many of them.
+	DefaultReadTrip = 1000
 	// DefaultMaxDepth bounds the call depth followed from a root.
 	DefaultMaxDepth = 32
 	// DefaultMaxContexts bounds the calling contexts analysed per function.
@@ -78,6 +83,9 @@ type Options struct {
 	// DefaultWhileTrip is the trip count of condition-only loops without a
 	// recognisable counter; 0 means the package's DefaultWhileTrip.
 	DefaultWhileTrip int
+	// DefaultReadTrip is the trip count of condition-only loops whose
+	// condition reads data; 0 means the package's DefaultReadTrip.
+	DefaultReadTrip int
 	// MaxDepth bounds the depth of calls followed (recursion is cut
 	// anyway); 0 means DefaultMaxDepth.
 	MaxDepth int
@@ -92,6 +100,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DefaultWhileTrip <= 0 {
 		o.DefaultWhileTrip = DefaultWhileTrip
+	}
+	if o.DefaultReadTrip <= 0 {
+		o.DefaultReadTrip = DefaultReadTrip
 	}
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = DefaultMaxDepth

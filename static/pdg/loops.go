@@ -37,15 +37,16 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 const VectorWidth = 8
 
 // storesOnly reports whether body is made only of assignments to array
-// elements indexed by the loop variable v: no scalar updates (reductions,
-// recurrences), calls or control flow.
+// elements computed from the loop variable v: no scalar updates
+// (reductions, recurrences), calls (math intrinsics included) or control
+// flow.
 func storesOnly(body ir.Block, v string) bool {
 	if len(body) == 0 {
 		return false
 	}
 	for _, s := range body {
 		a, ok := s.(*ir.Assign)
-		if !ok || !a.Partial || a.Op != "=" || !mentions(a.Value, v) {
+		if !ok || !a.Partial || a.Op != "=" || !mentions(a.Value, v) || callsIn(a.Value) {
 			return false
 		}
 	}
@@ -87,7 +88,48 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return n, tripSource(o)
 	}
+	if readsInput(l.Cond) || readsInputFirst(l) {
+		return int64(w.b.opts.DefaultReadTrip), defSrc
+	}
 	return def, defSrc
+}
+
+// readsInputFirst reports whether the statements hoisted from l's
+// condition to the start of its body assign a variable of the condition
+// from a read: "while ((n = read(fd, buf, BLOCK)) > 0)".
+func readsInputFirst(l *ir.Loop) bool {
+	for _, st := range l.Body {
+		switch st := st.(type) {
+		case *ir.Assign:
+			if mentions(l.Cond, st.Target) && readsInput(st.Value) {
+				return true
+			}
+		case *ir.Call:
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// readsInput reports whether a loop condition reads data: a loop such as
+// "while ((n = read(fd, buf, BLOCK)) > 0)" or "while (fgets(...))" runs to
+// the end of its input.
+func readsInput(cond ir.Expr) bool {
+	switch x := cond.(type) {
+	case ir.CallExpr:
+		if s, ok := iosem.Lookup(x.Callee); ok && s.Op == iosem.Read {
+			return true
+		}
+		return slices.ContainsFunc(x.Args, readsInput)
+	case ir.Binary:
+		return readsInput(x.L) || readsInput(x.R)
+	case ir.Unary:
+		return readsInput(x.X)
+	case ir.Cast:
+		return readsInput(x.X)
+	}
+	return false
 }
 
 func tripSource(o Origin) TripSource {
@@ -332,6 +374,27 @@ func mentions(x ir.Expr, name string) bool {
 		return mentions(x.X, name)
 	case ir.CallExpr:
 		return slices.ContainsFunc(x.Args, func(a ir.Expr) bool { return mentions(a, name) })
+	}
+	return false
+}
+
+// callsIn reports whether expression x calls a function.
+func callsIn(x ir.Expr) bool {
+	switch x := x.(type) {
+	case ir.CallExpr:
+		return true
+	case ir.Index:
+		return callsIn(x.X) || slices.ContainsFunc(x.Idx, callsIn)
+	case ir.Field:
+		return callsIn(x.X)
+	case ir.Unary:
+		return callsIn(x.X)
+	case ir.Binary:
+		return callsIn(x.L) || callsIn(x.R)
+	case ir.Cond:
+		return callsIn(x.C) || callsIn(x.T) || callsIn(x.F)
+	case ir.Cast:
+		return callsIn(x.X)
 	}
 	return false
 }

@@ -213,6 +213,9 @@ func (w *walker) killAddressed(args []ir.Expr) {
 			if v, ok := w.env.vals[name]; ok && v.Kind == HandleVal {
 				continue // a handle passed by reference (Fortran unit, MPI_File) stays the same
 			}
+			if v := w.env.Var(name); v != nil && v.Const {
+				continue // a constant (a PARAMETER passed by reference) cannot change
+			}
 			w.env.Kill(name)
 		}
 	}

@@ -213,9 +213,10 @@ func (p *prober) metaLatency(deadline time.Time) (float64, error) {
 	return lat / 3, err
 }
 
-// createLatency times the creation (and close) of new empty files beside
-// the probe's file; it returns the median. The files are removed
-// afterwards.
+// createLatency times the creation of new small files beside the probe's
+// file: open with O_CREAT|O_TRUNC, a 64-byte write, close (file systems
+// may allocate the blocks of a truncated file on its close); it returns
+// the median. The files are removed afterwards.
 func (p *prober) createLatency(deadline time.Time) (lat float64, err error) {
 	var made []string
 	defer func() {
@@ -226,13 +227,18 @@ func (p *prober) createLatency(deadline time.Time) (lat float64, err error) {
 		}
 	}()
 	base := p.f.Name()
+	small := make([]byte, opRequest)
 	return p.timeOps(maxLatencyOps, deadline, func(i int) error {
 		name := fmt.Sprintf("%s.%d", base, i)
-		g, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		g, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
 			return err
 		}
 		made = append(made, name)
+		if _, err := g.Write(small); err != nil {
+			g.Close()
+			return err
+		}
 		return g.Close()
 	})
 }

@@ -24,6 +24,9 @@ import (
 // instrumentation noise.
 const DefaultMinWall = 2e-3
 
+// DefaultRuns is how many times each program is measured.
+const DefaultRuns = 3
+
 // Options control Run.
 type Options struct {
 	// Corpus is the directory of the corpus manifest.
@@ -34,6 +37,9 @@ type Options struct {
 	Folds int
 	// MinWall is the shortest function used (DefaultMinWall when 0).
 	MinWall float64
+	// Runs is how many times each program is measured (DefaultRuns when
+	// 0): a function's intensity and wall time are the medians.
+	Runs int
 	// System is the machine profile the static side scores for.
 	System sysprof.Profile
 	// Measure configures the measured runs.
@@ -101,7 +107,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		ms[i] = model.NewSample(s.Program+"/"+s.Function, s.Params, sys, s.Measured)
 	}
 	fo := model.FitOptions{Version: opts.Version,
-		TrainedOn: fmt.Sprintf("%d functions of %d programs of the corpus %s", len(ms), countPrograms(res.Samples), filepath.Base(man.Dir))}
+		TrainedOn: fmt.Sprintf("%d functions of %d programs of the corpus in %s", len(ms), countPrograms(res.Samples), opts.Corpus)}
 	if res.Model, res.Table, err = model.Fit(ms, fo); err != nil {
 		return nil, fmt.Errorf("fitting the model: %w", err)
 	}
@@ -115,9 +121,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // programSamples measures one program and pairs its functions with their
 // static parameters.
 func programSamples(ctx context.Context, prog corpus.Program, opts Options, minWall float64) ([]Sample, error) {
-	meas, err := corpus.Measure(ctx, prog, opts.Measure)
+	meas, err := measure(ctx, prog, opts)
 	if err != nil {
-		return nil, fmt.Errorf("measuring %s: %w", prog.Name, err)
+		return nil, err
 	}
 	files := make([]string, len(prog.Sources))
 	for i, s := range prog.Sources {
@@ -140,7 +146,7 @@ func programSamples(ctx context.Context, prog corpus.Program, opts Options, minW
 		}
 	}
 	var out []Sample
-	for _, f := range meas.Functions {
+	for _, f := range meas {
 		p, ok := funcs[f.Name]
 		if !ok || f.Wall < minWall {
 			continue
@@ -148,6 +154,52 @@ func programSamples(ctx context.Context, prog corpus.Program, opts Options, minW
 		out = append(out, Sample{Program: prog.Name, Function: f.Name, Wall: f.Wall, Measured: f.Intensity, Params: p})
 	}
 	return out, nil
+}
+
+// measure runs prog opts.Runs times and returns, per function measured in
+// every run, the median wall time and the median intensity, in the order
+// of the first run.
+func measure(ctx context.Context, prog corpus.Program, opts Options) ([]corpus.Function, error) {
+	runs := opts.Runs
+	if runs <= 0 {
+		runs = DefaultRuns
+	}
+	var first []corpus.Function
+	walls := map[string][]float64{}
+	intensities := map[string][]float64{}
+	for range runs {
+		m, err := corpus.Measure(ctx, prog, opts.Measure)
+		if err != nil {
+			return nil, fmt.Errorf("measuring %s: %w", prog.Name, err)
+		}
+		if first == nil {
+			first = m.Functions
+		}
+		for _, f := range m.Functions {
+			walls[f.Name] = append(walls[f.Name], f.Wall)
+			intensities[f.Name] = append(intensities[f.Name], f.Intensity)
+		}
+	}
+	var out []corpus.Function
+	for _, f := range first {
+		if len(walls[f.Name]) != runs {
+			continue
+		}
+		f.Wall, f.Intensity = median(walls[f.Name]), median(intensities[f.Name])
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count); it sorts v.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	m := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[m]
+	}
+	return (v[m-1] + v[m]) / 2
 }
 
 // score is the accuracy and mean absolute error of fixed predictions.
