@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -175,15 +176,26 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Result, error)
 		add(&b, -1)
 	}
 	slices.SortStableFunc(res.Blocks, func(a, b Block) int {
-		if c := cmp.Compare(b.IOTime, a.IOTime); c != 0 {
+		if c := cmp.Compare(rounded(b.IOTime), rounded(a.IOTime)); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(b.CIOC, a.CIOC); c != 0 {
+		if c := cmp.Compare(kindRank[a.Kind], kindRank[b.Kind]); c != 0 {
 			return c
 		}
-		return cmp.Compare(kindRank[a.Kind], kindRank[b.Kind])
+		return cmp.Compare(b.CIOC, a.CIOC)
 	})
 	return res, nil
+}
+
+// rounded is v to nine significant digits, so that sums of the same terms
+// in another order compare equal: blocks of the same I/O time are ordered
+// by kind (see kindRank), then by score.
+func rounded(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	scale := math.Pow(10, 8-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*scale) / scale
 }
 
 // kindRank orders blocks of equal cost: the function that holds the cost,
