@@ -164,6 +164,9 @@ func (f *fixer) fix(c static.Cause) (Fix, string) {
 	}
 	switch c.Code {
 	case features.CodeFlushInLoop:
+		if c.Via != "" {
+			return Fix{}, fmt.Sprintf("the flush is in %s(), which the loop calls: moving it out changes what the function does for its other callers", c.Via)
+		}
 		return f.flush(s, c)
 	case features.CodeSmallWritesInLoop, features.CodeSmallReadsInLoop:
 		return f.setvbuf(s, c)

@@ -237,6 +237,8 @@ func TestSkipReasons(t *testing.T) {
 		{[]string{"testdata/static/fix/mpiio_rank0.c"}, 29, "depends on the MPI rank (line 28)"},
 		{[]string{"testdata/static/corpus/buffered_fwrite.c"}, 29, "setvbuf already sets the buffer of f"},
 		{[]string{"testdata/static/corpus/small_files.c"}, 38, "fd is opened inside the loop"},
+		// The flush is a cause of main's loop, through report().
+		{[]string{"testdata/static/corpus/fflush_loop.c"}, 23, "the flush is in report(), which the loop calls"},
 	} {
 		p := makePatch(t, fixCase{files: c.files, procs: 2})
 		found := false
@@ -248,3 +250,4 @@ func TestSkipReasons(t *testing.T) {
 		}
 	}
 }
+
