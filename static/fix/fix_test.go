@@ -250,4 +250,3 @@ func TestSkipReasons(t *testing.T) {
 		}
 	}
 }
-

@@ -344,3 +344,43 @@ func (SizeOf) expr()    {}
 func (Cast) expr()      {}
 func (ImpliedDo) expr() {}
 func (Unknown) expr()   {}
+
+// Any reports whether f holds for x or for any expression inside it (the
+// operands, indices, arguments and items of x, recursively).
+func Any(x Expr, f func(Expr) bool) bool {
+	if x == nil {
+		return false
+	}
+	if f(x) {
+		return true
+	}
+	anyOf := func(xs []Expr) bool {
+		for _, y := range xs {
+			if Any(y, f) {
+				return true
+			}
+		}
+		return false
+	}
+	switch x := x.(type) {
+	case Index:
+		return Any(x.X, f) || anyOf(x.Idx)
+	case Field:
+		return Any(x.X, f)
+	case Unary:
+		return Any(x.X, f)
+	case Binary:
+		return Any(x.L, f) || Any(x.R, f)
+	case Cond:
+		return Any(x.C, f) || Any(x.T, f) || Any(x.F, f)
+	case CallExpr:
+		return anyOf(x.Args)
+	case SizeOf:
+		return Any(x.X, f)
+	case Cast:
+		return Any(x.X, f)
+	case ImpliedDo:
+		return anyOf(x.Items) || Any(x.Lo, f) || Any(x.Hi, f) || Any(x.Step, f)
+	}
+	return false
+}

@@ -90,7 +90,7 @@ func EstimateTimes(p features.Params, sys sysprof.System) Times {
 	}
 	bw := sys.Bandwidth()
 	if cached {
-		bw = harmonic(sys.CacheReadBandwidth, sys.CacheWriteBandwidth)
+		bw = sys.CacheBandwidth()
 	} else {
 		t.Random = nonneg(p.Random) * sys.ReadLatency
 	}
@@ -98,18 +98,6 @@ func EstimateTimes(p features.Params, sys sysprof.System) Times {
 		t.Data = nonneg(p.Bytes) / (bw / c)
 	}
 	return t
-}
-
-// harmonic is the harmonic mean of two bandwidths, or the positive one.
-func harmonic(r, w float64) float64 {
-	switch {
-	case r > 0 && w > 0:
-		return 2 / (1/r + 1/w)
-	case r > 0:
-		return r
-	default:
-		return max(w, 0)
-	}
 }
 
 // ranksPerTarget is P14: from the block when the feature extraction set

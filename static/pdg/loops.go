@@ -1,8 +1,6 @@
 package pdg
 
 import (
-	"slices"
-
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
 )
@@ -112,24 +110,18 @@ func readsInputFirst(l *ir.Loop) bool {
 	return false
 }
 
-// readsInput reports whether a loop condition reads data: a loop such as
-// "while ((n = read(fd, buf, BLOCK)) > 0)" or "while (fgets(...))" runs to
-// the end of its input.
-func readsInput(cond ir.Expr) bool {
-	switch x := cond.(type) {
-	case ir.CallExpr:
-		if s, ok := iosem.Lookup(x.Callee); ok && s.Op == iosem.Read {
-			return true
+// readsInput reports whether an expression calls a data-reading routine:
+// a loop whose condition does ("while (fgets(...))") reads to the end of
+// its input.
+func readsInput(x ir.Expr) bool {
+	return ir.Any(x, func(y ir.Expr) bool {
+		c, ok := y.(ir.CallExpr)
+		if !ok {
+			return false
 		}
-		return slices.ContainsFunc(x.Args, readsInput)
-	case ir.Binary:
-		return readsInput(x.L) || readsInput(x.R)
-	case ir.Unary:
-		return readsInput(x.X)
-	case ir.Cast:
-		return readsInput(x.X)
-	}
-	return false
+		s, ok := iosem.Lookup(c.Callee)
+		return ok && s.Op == iosem.Read
+	})
 }
 
 func tripSource(o Origin) TripSource {
@@ -357,44 +349,16 @@ func arg(c *ir.Call, i int) ir.Expr {
 
 // mentions reports whether expression x refers to the variable name.
 func mentions(x ir.Expr, name string) bool {
-	switch x := x.(type) {
-	case ir.Ref:
-		return x.Name == name
-	case ir.Index:
-		return mentions(x.X, name) || slices.ContainsFunc(x.Idx, func(i ir.Expr) bool { return mentions(i, name) })
-	case ir.Field:
-		return mentions(x.X, name)
-	case ir.Unary:
-		return mentions(x.X, name)
-	case ir.Binary:
-		return mentions(x.L, name) || mentions(x.R, name)
-	case ir.Cond:
-		return mentions(x.C, name) || mentions(x.T, name) || mentions(x.F, name)
-	case ir.Cast:
-		return mentions(x.X, name)
-	case ir.CallExpr:
-		return slices.ContainsFunc(x.Args, func(a ir.Expr) bool { return mentions(a, name) })
-	}
-	return false
+	return ir.Any(x, func(y ir.Expr) bool {
+		r, ok := y.(ir.Ref)
+		return ok && r.Name == name
+	})
 }
 
 // callsIn reports whether expression x calls a function.
 func callsIn(x ir.Expr) bool {
-	switch x := x.(type) {
-	case ir.CallExpr:
-		return true
-	case ir.Index:
-		return callsIn(x.X) || slices.ContainsFunc(x.Idx, callsIn)
-	case ir.Field:
-		return callsIn(x.X)
-	case ir.Unary:
-		return callsIn(x.X)
-	case ir.Binary:
-		return callsIn(x.L) || callsIn(x.R)
-	case ir.Cond:
-		return callsIn(x.C) || callsIn(x.T) || callsIn(x.F)
-	case ir.Cast:
-		return callsIn(x.X)
-	}
-	return false
+	return ir.Any(x, func(y ir.Expr) bool {
+		_, ok := y.(ir.CallExpr)
+		return ok
+	})
 }

@@ -79,10 +79,18 @@ func (p Profile) System() System {
 	return s
 }
 
-// Bandwidth is the bandwidth for a mix of equal read and written bytes: the
-// harmonic mean of the two, or the one that is known.
-func (s System) Bandwidth() float64 {
-	r, w := s.ReadBandwidth, s.WriteBandwidth
+// Bandwidth is the device's bandwidth for a mix of equal read and written
+// bytes: the harmonic mean of the two, or the one that is known.
+func (s System) Bandwidth() float64 { return harmonic(s.ReadBandwidth, s.WriteBandwidth) }
+
+// CacheBandwidth is the page cache's bandwidth for a mix of equal read
+// and written bytes, like Bandwidth.
+func (s System) CacheBandwidth() float64 {
+	return harmonic(s.CacheReadBandwidth, s.CacheWriteBandwidth)
+}
+
+// harmonic is the harmonic mean of two bandwidths, or the positive one.
+func harmonic(r, w float64) float64 {
 	switch {
 	case r > 0 && w > 0:
 		return 2 / (1/r + 1/w)
