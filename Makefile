@@ -24,6 +24,8 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+# Throughput of one core (lines/s): the C/C++ and Fortran front-ends and the whole static chain.
+	$(GO) test -run '^$$' -bench 'Parse|Analyze' -cpu 1 ./static ./static/cfront ./static/fortran
 
 # Run every fuzz target of every package for FUZZTIME each.
 fuzz:

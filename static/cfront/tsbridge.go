@@ -154,12 +154,87 @@ func (p *parser) parseWithin(src []byte, timeout time.Duration) (*flatTree, erro
 		return nil, fmt.Errorf("tree-sitter: %w", err)
 	}
 	defer ts.Close()
-	return &flatTree{nodes: p.tab.flatten(ts, src)}, nil
+	return &flatTree{nodes: p.tab.flatten(ts, src, cacheSpan)}, nil
 }
 
-// frame is an open node of the walk: its index and that of its last kept
-// child.
-type frame struct{ node, last int32 }
+// frame is an open node of the walk: its index, that of its last kept
+// child, and the position of the child the walk is on among its children.
+type frame struct{ node, last, pos int32 }
+
+// cacheSpan is how many nodes the walk asks one copy of the tree for
+// before it moves to a fresh copy (see cursor).
+const cacheSpan = 1024
+
+// cursor is a tree cursor that keeps the binding's node cache small.
+//
+// The binding hands out nodes through a map per *sitter.Tree that keeps
+// every node asked for until the tree is garbage: on a large file the map
+// grows to hundreds of thousands of entries, and inserting into it, and
+// the garbage collector scanning it, take a good part of the walk. A copy
+// of the tree (ts_tree_copy only takes a reference to the shared syntax
+// tree) comes with an empty map, so every span nodes the walk moves to the
+// same node in a fresh copy and lets the previous copy and its map go.
+type cursor struct {
+	*sitter.TreeCursor
+	tree  *sitter.Tree // the parsed tree
+	view  *sitter.Tree // the copy the cursor walks, nil while on tree
+	span  int          // nodes to ask of a copy before the next
+	asked int          // nodes asked of the current copy
+}
+
+// newCursor returns a cursor on the root of ts that moves to a fresh copy
+// of ts every span nodes.
+func newCursor(ts *sitter.Tree, span int) *cursor {
+	return &cursor{TreeCursor: sitter.NewTreeCursor(ts.RootNode()), tree: ts, span: span}
+}
+
+// node returns the cursor's current node.
+func (c *cursor) node() *sitter.Node {
+	c.asked++
+	return c.CurrentNode()
+}
+
+// refresh moves the cursor to the same node of a fresh copy of the tree
+// when span nodes have been asked of the current one. The cursor's node
+// must start at byte start and not be empty; path holds its ancestors,
+// the root first, each with the position of the next one (or of the node)
+// among its children.
+func (c *cursor) refresh(path []frame, start uint32) {
+	if c.asked < c.span {
+		return
+	}
+	c.asked = 0
+	fresh := c.tree.Copy()
+	tc := sitter.NewTreeCursor(fresh.RootNode())
+	// At every depth, the first child that ends after start is the one
+	// holding the node, since the node is not empty and siblings do not
+	// overlap; check that it is at the expected position all the same,
+	// and stay on the current copy if not.
+	for _, f := range path {
+		if tc.GoToFirstChildForByte(start+1) != int64(f.pos) {
+			tc.Close()
+			fresh.Close()
+			return
+		}
+	}
+	c.Close()
+	c.release()
+	c.TreeCursor, c.view = tc, fresh
+}
+
+// release closes the copy the cursor was on, if any.
+func (c *cursor) release() {
+	if c.view != nil {
+		c.view.Close()
+		c.view = nil
+	}
+}
+
+// close releases the cursor and the copy it is on.
+func (c *cursor) close() {
+	c.Close()
+	c.release()
+}
 
 // flatten walks ts, the tree of src, in preorder with one cursor and
 // returns its nodes, comments (named extras) left out with their subtrees.
@@ -169,16 +244,17 @@ type frame struct{ node, last int32 }
 // Whether a node is named comes from the symbol, rows from the byte offsets
 // (tree-sitter counts rows by '\n'), IsMissing and IsExtra are asked only
 // of the nodes that can be missing (empty ones) or extra (comments), and
-// tokens are not asked for children.
-func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
+// tokens are not asked for children. The walk moves to a fresh copy of ts
+// every span nodes (see cursor).
+func (w *walkTables) flatten(ts *sitter.Tree, src []byte, span int) []node {
 	lines := lineStarts(src)
 	nodes := make([]node, 0, len(src)/2+16)
 	stack := make([]frame, 0, 64)
-	cur := sitter.NewTreeCursor(ts.RootNode())
-	defer cur.Close()
+	cur := newCursor(ts, span)
+	defer cur.close()
 	row := 0 // row of the last start offset: offsets grow in preorder
 	for {
-		n := cur.CurrentNode()
+		n := cur.node()
 		sym := uint16(n.Symbol())
 		props := w.sym(sym)
 		if props&symMaybeExtra == 0 || !n.IsExtra() {
@@ -214,6 +290,9 @@ func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
 				f.last = i
 				nodes[f.node].nkids++
 			}
+			if end > start {
+				cur.refresh(stack, start)
+			}
 			if props&symLeaf == 0 && cur.GoToFirstChild() {
 				stack = append(stack, frame{node: i, last: none})
 				continue
@@ -225,6 +304,7 @@ func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
 			}
 			stack = stack[:len(stack)-1]
 		}
+		stack[len(stack)-1].pos++
 	}
 }
 
