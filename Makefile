@@ -6,7 +6,7 @@ VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/iolens/iolens/internal/cli.Version=$(VERSION)
 FUZZTIME  ?= 60s
 # Debian packages the tests need beyond Go (installed by `make deps`).
-DEBIAN_PACKAGES := gcc libc6-dev binutils openmpi-bin libopenmpi-dev mpich libmpich-dev \
+DEBIAN_PACKAGES := gcc g++ libc6-dev binutils make patch openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhdf5-openmpi-dev libpnetcdf-dev pkg-config gfortran python3 procps \
 	chromium
 
