@@ -58,7 +58,7 @@ func runtimeCost(io *pdg.IO) Params {
 		p.Syncs, p.Kernel = 1, 1
 		return p
 	}
-	if op == iosem.Flush || (io.Flushes && !op.IsData()) {
+	if op == iosem.Flush {
 		p.Kernel = 1
 		if iface == iosem.STDIO {
 			p.Buffered = 1

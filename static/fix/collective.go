@@ -120,6 +120,10 @@ func (f *fixer) hdf5(s *source, c static.Cause) (Fix, string) {
 // pnetcdfData matches the PnetCDF data routines with a collective form.
 var pnetcdfData = regexp.MustCompile(`^ncmpi_(put|get)_var[1asmn]?(_[a-z]+)?$`)
 
+// indepDataStmt is a statement entering or leaving PnetCDF's independent
+// data mode.
+var indepDataStmt = regexp.MustCompile(`^ncmpi_(begin|end)_indep_data\s*\(.*\)\s*;$`)
+
 // pnetcdf makes the independent PnetCDF accesses between a
 // ncmpi_begin_indep_data and ncmpi_end_indep_data of the same block
 // collective and removes the two calls, when every access between them
@@ -208,9 +212,8 @@ func (f *fixer) indepRegion(s *source, use site) (begin, end indepCall, region i
 	if begin.index < 0 || end.index < 0 {
 		return begin, end, nil, "no ncmpi_begin_indep_data and ncmpi_end_indep_data around the access in the body of its function"
 	}
-	stmt := regexp.MustCompile(`^ncmpi_(begin|end)_indep_data\s*\(.*\)\s*;$`)
 	for _, ic := range []indepCall{begin, end} {
-		if outer[ic.index].(*ir.Call).Result != "" || !s.wholeStatement(ic.Line, stmt) {
+		if outer[ic.index].(*ir.Call).Result != "" || !s.wholeStatement(ic.Line, indepDataStmt) {
 			return begin, end, nil, fmt.Sprintf("the statement at line %d is not a lone call whose result is unused", ic.Line)
 		}
 	}

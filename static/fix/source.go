@@ -9,6 +9,13 @@ import (
 	"github.com/iolens/iolens/static/ir"
 )
 
+// Patterns of the C source scanners, compiled once.
+var (
+	includeLine = regexp.MustCompile(`^#\s*include\s*[<"]([^>"]+)[>"]`)
+	ifKeyword   = regexp.MustCompile(`\bif\s*\(`)
+	elseKeyword = regexp.MustCompile(`^else\b`)
+)
+
 // source is the text of one source file with its line starts.
 type source struct {
 	path  string
@@ -318,7 +325,6 @@ func (s *source) freshName(base string, taken map[string]bool) string {
 // already included; ok is false when there is no safe place.
 func (s *source) includeEdit(header string, have ...string) (e edit, needed, ok bool) {
 	last, depth := 0, 0
-	incRe := regexp.MustCompile(`^#\s*include\s*[<"]([^>"]+)[>"]`)
 	for n := 1; n <= s.lines(); n++ {
 		c := s.code(n)
 		switch {
@@ -330,7 +336,7 @@ func (s *source) includeEdit(header string, have ...string) (e edit, needed, ok 
 			case strings.HasPrefix(d, "endif"):
 				depth--
 			}
-			if m := incRe.FindStringSubmatch(c); m != nil {
+			if m := includeLine.FindStringSubmatch(c); m != nil {
 				for _, h := range append([]string{header}, have...) {
 					if m[1] == h {
 						return edit{}, false, true
@@ -355,7 +361,7 @@ func (s *source) includeEdit(header string, have ...string) (e edit, needed, ok 
 // ifEnd returns the last line of the C if statement (without else) that
 // starts on line n.
 func (s *source) ifEnd(n int) (int, bool) {
-	loc := regexp.MustCompile(`\bif\s*\(`).FindIndex(s.text[s.lineStart(n):s.lineStart(n+1)])
+	loc := ifKeyword.FindIndex(s.text[s.lineStart(n):s.lineStart(n+1)])
 	if loc == nil {
 		return 0, false
 	}
@@ -384,7 +390,7 @@ func (s *source) ifEnd(n int) (int, bool) {
 	for next <= s.lines() && s.code(next) == "" {
 		next++
 	}
-	return last, !regexp.MustCompile(`^else\b`).MatchString(s.code(next))
+	return last, !elseKeyword.MatchString(s.code(next))
 }
 
 // matchBrace returns the offset after the brace that closes the one at

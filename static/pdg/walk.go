@@ -383,7 +383,7 @@ func divisibilityOdds(cond ir.Expr, env *Env) float64 {
 	}
 	switch c := cond.(type) {
 	case ir.Binary:
-		if c.Op != "==" && c.Op != "!=" && c.Op != ".eq." && c.Op != ".ne." {
+		if c.Op != "==" && c.Op != "!=" { // Fortran's .EQ. and /= arrive in C spelling
 			break
 		}
 		k := 0.0
@@ -396,7 +396,7 @@ func divisibilityOdds(cond ir.Expr, env *Env) float64 {
 		if k == 0 {
 			return 0
 		}
-		if c.Op == "==" || c.Op == ".eq." {
+		if c.Op == "==" {
 			return 1 / k
 		}
 		return 1 - 1/k
