@@ -12,14 +12,19 @@
 // file's constants; file-scope variables its globals.
 //
 // The package is pure Go over the go-tree-sitter binding (the project keeps
-// C to the LD_PRELOAD collector). Each parse walks tree-sitter's tree once
-// with a tree cursor and copies it into a flat array of nodes (preorder,
-// first child next to its parent, siblings linked), leaving comments out;
-// the lowering reads only that array. As every accessor of the binding is
-// a cgo call, the walk asks tree-sitter only for what it cannot derive: it
-// takes a node's named flag from its symbol and its rows from its byte
-// offsets. Parsers are pooled per language; a parse that exceeds its time
-// limit resets its parser before it is reused.
+// C to the LD_PRELOAD collector). Each parse copies tree-sitter's tree into
+// a flat array of nodes (preorder, first child next to its parent, siblings
+// linked), leaving comments out; the lowering reads only that array. Since
+// every accessor of the binding is a cgo call, and a walk with the binding's
+// cursor needs about seven per node, the copy reads the tree's memory in
+// place, following the layouts of the runtime the pinned binding compiles
+// (tsread.go). Those layouts are checked before use: a language's reader
+// must first flatten a sample exactly as the cursor walk does, and every
+// tree's root must match what the binding reports of it; otherwise the
+// cursor walk is used. The walk asks tree-sitter only for what it cannot
+// derive: it takes a node's named flag from its symbol and its rows from its
+// byte offsets. Parsers are pooled per language; a parse that exceeds its
+// time limit resets its parser before it is reused.
 //
 // The front-end never rejects a file for its content: code tree-sitter
 // cannot parse is skipped and reported in File.Errors, and constructs the

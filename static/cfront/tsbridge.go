@@ -47,6 +47,7 @@ type walkTables struct {
 	lang   *sitter.Language
 	syms   []uint8          // symNamed | symMaybeExtra, by symbol id
 	fields map[string]uint8 // field id by name
+	reader *treeReader      // reads trees in place; nil: walk with a cursor
 }
 
 func newWalkTables(lang *sitter.Language) *walkTables {
@@ -75,6 +76,9 @@ func newWalkTables(lang *sitter.Language) *walkTables {
 			break
 		}
 		w.fields[name] = uint8(id)
+	}
+	if r := newTreeReader(w); r != nil && r.agrees(selfCheckSource) {
+		w.reader = r
 	}
 	return w
 }
@@ -154,7 +158,19 @@ func (p *parser) parseWithin(src []byte, timeout time.Duration) (*flatTree, erro
 		return nil, fmt.Errorf("tree-sitter: %w", err)
 	}
 	defer ts.Close()
-	return &flatTree{nodes: p.tab.flatten(ts, src, cacheSpan)}, nil
+	return &flatTree{nodes: p.tab.flatten(ts, src)}, nil
+}
+
+// flatten returns the nodes of ts, the tree of src, in preorder, comments
+// (named extras) left out with their subtrees: read in place when the
+// language's reader is usable, else walked with the binding's cursor.
+func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
+	if w.reader != nil {
+		if nodes, ok := w.reader.flatten(ts, src); ok {
+			return nodes
+		}
+	}
+	return w.walk(ts, src, cacheSpan)
 }
 
 // frame is an open node of the walk: its index, that of its last kept
@@ -236,8 +252,8 @@ func (c *cursor) close() {
 	c.release()
 }
 
-// flatten walks ts, the tree of src, in preorder with one cursor and
-// returns its nodes, comments (named extras) left out with their subtrees.
+// walk walks ts, the tree of src, in preorder with one cursor and returns
+// its nodes, comments (named extras) left out with their subtrees.
 //
 // Every accessor of the binding is a cgo call, so the walk asks for little:
 // the cursor's moves, the node, its symbol, its byte range and field name.
@@ -246,7 +262,7 @@ func (c *cursor) close() {
 // of the nodes that can be missing (empty ones) or extra (comments), and
 // tokens are not asked for children. The walk moves to a fresh copy of ts
 // every span nodes (see cursor).
-func (w *walkTables) flatten(ts *sitter.Tree, src []byte, span int) []node {
+func (w *walkTables) walk(ts *sitter.Tree, src []byte, span int) []node {
 	lines := lineStarts(src)
 	nodes := make([]node, 0, len(src)/2+16)
 	stack := make([]frame, 0, 64)
