@@ -3,6 +3,7 @@ package static
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -107,7 +108,40 @@ type Block struct {
 // variables X1–X16 by name.
 type Features struct {
 	features.Params
-	X map[string]float64 `json:"x"`
+	X Variables `json:"x"`
+}
+
+// Variables are a block's normalised model variables X1…X16 (see
+// model.Names); JSON has them as an object keyed by their names.
+type Variables model.X
+
+// MarshalJSON writes the variables as an object keyed by their names.
+func (v Variables) MarshalJSON() ([]byte, error) {
+	names := model.Names()
+	m := make(map[string]float64, len(v))
+	for i, x := range v {
+		m[names[i]] = x
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes; a name that is not a
+// variable's is an error.
+func (v *Variables) UnmarshalJSON(b []byte) error {
+	var m map[string]float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	names := model.Names()
+	*v = Variables{}
+	for name, x := range m {
+		i := slices.Index(names[:], name)
+		if i < 0 {
+			return fmt.Errorf("unknown model variable %q", name)
+		}
+		v[i] = x
+	}
+	return nil
 }
 
 // Cause is a dominant reason for a block's I/O cost, located in the source.
@@ -164,27 +198,75 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Result, error)
 	if g.Entry != nil {
 		res.Entry = g.Entry.Name
 	}
+	res.Blocks = sortBlocks(scoreAll(features.Extract(g, fsys), m, sys))
+	return res, nil
+}
+
+// scoreAll scores the blocks of the trees roots, concurrently, and returns
+// them in preorder: a block's ID is its index, its Parent the ID of its
+// parent block (-1 for a root).
+func scoreAll(roots []features.Block, m model.Model, sys sysprof.System) []Block {
+	type item struct {
+		b      *features.Block
+		parent int
+	}
+	var items []item
 	var add func(b *features.Block, parent int)
 	add = func(b *features.Block, parent int) {
-		id := len(res.Blocks)
-		res.Blocks = append(res.Blocks, score(b, id, parent, m, sys))
+		id := len(items)
+		items = append(items, item{b, parent})
 		for i := range b.Children {
 			add(&b.Children[i], id)
 		}
 	}
-	for _, b := range features.Extract(g, fsys) {
-		add(&b, -1)
+	for i := range roots {
+		add(&roots[i], -1)
 	}
-	slices.SortStableFunc(res.Blocks, func(a, b Block) int {
-		if c := cmp.Compare(rounded(b.IOTime), rounded(a.IOTime)); c != 0 {
+	blocks := make([]Block, len(items))
+	workers := min(runtime.GOMAXPROCS(0), len(items)/256+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(items); i += workers {
+				blocks[i] = score(items[i].b, i, items[i].parent, m, sys)
+			}
+		})
+	}
+	wg.Wait()
+	return blocks
+}
+
+// sortBlocks returns blocks, whose IDs are their indexes, ordered by
+// rounded I/O time, then kind (see kindRank), then score, all decreasing
+// but the kind's rank; blocks equal in all three keep their order.
+func sortBlocks(blocks []Block) []Block {
+	type key struct {
+		io   float64
+		kind int
+	}
+	keys := make([]key, len(blocks))
+	order := make([]int, len(blocks))
+	for i := range blocks {
+		keys[i] = key{rounded(blocks[i].IOTime), kindRank[blocks[i].Kind]}
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(keys[b].io, keys[a].io); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(kindRank[a.Kind], kindRank[b.Kind]); c != 0 {
+		if c := cmp.Compare(keys[a].kind, keys[b].kind); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.CIOC, a.CIOC)
+		if c := cmp.Compare(blocks[b].CIOC, blocks[a].CIOC); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
 	})
-	return res, nil
+	sorted := make([]Block, len(blocks))
+	for i, j := range order {
+		sorted[i] = blocks[j]
+	}
+	return sorted
 }
 
 // rounded is v to nine significant digits, so that sums of the same terms
@@ -203,18 +285,12 @@ func rounded(v float64) float64 {
 var kindRank = map[string]int{features.FunctionBlock: 0, features.LoopBlock: 1, features.CallBlock: 2, features.FileBlock: 3}
 
 func score(b *features.Block, id, parent int, m model.Model, sys sysprof.System) Block {
-	x := model.Normalize(b.Params, sys)
 	t := model.EstimateTimes(b.Params, sys)
-	names := model.Names()
-	xs := make(map[string]float64, len(x))
-	for i, v := range x {
-		xs[names[i]] = v
-	}
 	c := m.Predict(b.Params, sys)
 	out := Block{
 		ID: id, Parent: parent, Kind: b.Kind, Name: b.Name, File: b.File, Line: b.Line, EndLine: b.EndLine,
 		CIOC: c, Class: model.ClassOf(c).String(), ComputeTime: t.Compute,
-		Features: Features{Params: b.Params, X: xs}, Causes: []Cause{},
+		Features: Features{Params: b.Params, X: Variables(model.Normalize(b.Params, sys))}, Causes: []Cause{},
 		Trip: b.Trip, TripSource: b.TripSource, Conditional: b.Conditional, Unreachable: b.Unreachable,
 	}
 	if b.Params.HasIO() {

@@ -2,6 +2,7 @@ package static
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -98,5 +99,32 @@ func TestSources(t *testing.T) {
 	}
 	if _, err := Sources([]string{filepath.Join(dir, ".hidden")}); err != nil {
 		t.Errorf("an explicit hidden directory: %v", err)
+	}
+}
+
+// TestVariablesJSON checks that a block's variables are written as an
+// object keyed by the model's names and read back exactly.
+func TestVariablesJSON(t *testing.T) {
+	var v Variables
+	for i := range v {
+		v[i] = float64(i+1) / 32
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != model.NumVars || m["x1_loop_io"] != 1.0/32 || m[model.Names()[15]] != 0.5 {
+		t.Errorf("variables as JSON: %s", b)
+	}
+	var back Variables
+	if err := json.Unmarshal(b, &back); err != nil || back != v {
+		t.Errorf("read back %v (error %v), want %v", back, err, v)
+	}
+	if err := json.Unmarshal([]byte(`{"x99": 1}`), &back); err == nil {
+		t.Error("an unknown variable was accepted")
 	}
 }

@@ -299,6 +299,12 @@ func visitStmts(blk ir.Block, f func(ir.Stmt)) {
 // fileNodes builds one FileNode per file holding, per function, the node
 // of the first context analysed, and the space of its global arrays.
 func (b *builder) fileNodes() {
+	first := make(map[*ir.Func]*Node, len(b.graph.Funcs))
+	for _, n := range b.graph.Funcs {
+		if _, ok := first[n.Func]; !ok {
+			first[n.Func] = n
+		}
+	}
 	for _, file := range b.prog.Files {
 		if file == nil {
 			continue
@@ -314,11 +320,8 @@ func (b *builder) fileNodes() {
 			}
 		}
 		for _, f := range file.Funcs {
-			for _, n := range b.graph.Funcs {
-				if n.Func == f {
-					fn.Children = append(fn.Children, n)
-					break
-				}
+			if n, ok := first[f]; ok {
+				fn.Children = append(fn.Children, n)
 			}
 		}
 		b.graph.Files = append(b.graph.Files, fn)
