@@ -8,18 +8,21 @@ import (
 	"testing"
 )
 
-const fixSample = "../../testdata/static/fix/flush_loop.c"
+const (
+	fixSample      = "../../testdata/static/fix/flush_loop.c"
+	coalesceSample = "../../testdata/static/fix/write_loop.c"
+)
 
 // fixCopy copies the flush-in-loop sample into a new directory and
 // returns the path of the copy.
-func fixCopy(t *testing.T) string {
+func fixCopy(t *testing.T, sample string) string {
 	t.Helper()
-	src, err := os.ReadFile(fixSample)
+	src, err := os.ReadFile(sample)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, "flush_loop.c")
+	path := filepath.Join(dir, filepath.Base(sample))
 	if err := os.WriteFile(path, src, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +30,7 @@ func fixCopy(t *testing.T) string {
 }
 
 func TestStaticFixDiff(t *testing.T) {
-	r := iolens(t, "static", "--no-probe", "--fix", fixCopy(t))
+	r := iolens(t, "static", "--no-probe", "--fix", fixCopy(t, fixSample))
 	r.want(t, 0)
 	// Sources outside the current directory: paths relative to theirs.
 	for _, s := range []string{"--- a/flush_loop.c\n+++ b/flush_loop.c\n", "-\t\tfflush(f);\n", "+\tfflush(f);\n", "-\t\tfsync(fd);\n",
@@ -39,7 +42,7 @@ func TestStaticFixDiff(t *testing.T) {
 }
 
 func TestStaticFixOut(t *testing.T) {
-	src := fixCopy(t)
+	src := fixCopy(t, fixSample)
 	out := filepath.Join(t.TempDir(), "fix.patch")
 	r := iolens(t, "static", "--no-probe", "--fix-out", out, "--json", src)
 	r.want(t, 0)
@@ -78,7 +81,7 @@ func TestStaticFixErrors(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { wantUsageError(t, args...) })
 	}
 	// Without a Makefile, --verify needs --build.
-	r := iolens(t, "static", "--no-probe", "--verify", fixCopy(t), "--", "./flush_loop", ".")
+	r := iolens(t, "static", "--no-probe", "--verify", fixCopy(t, fixSample), "--", "./flush_loop", ".")
 	r.want(t, 2)
 	if !strings.Contains(r.stderr, "--build") {
 		t.Errorf("stderr %q does not name --build", r.stderr)
@@ -91,7 +94,7 @@ func TestStaticFixErrors(t *testing.T) {
 func TestStaticVerify(t *testing.T) {
 	needTool(t, "cc")
 	needTool(t, "make")
-	src := fixCopy(t)
+	src := fixCopy(t, fixSample)
 	dir := filepath.Dir(src)
 	mk := "flush_loop: flush_loop.c\n\tcc -O2 -o flush_loop flush_loop.c\n"
 	if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte(mk), 0o600); err != nil {
@@ -130,5 +133,37 @@ func TestStaticVerify(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "flush_loop")); err == nil {
 		t.Error("--verify built in the original directory")
+	}
+}
+
+// TestStaticVerifyCoalesce runs --verify with a --build command on the
+// small-write() sample: 5,000 records of a 24-byte header and a 7- to
+// 11-byte payload, 173,890 bytes, take 10,000 write() calls before the fix
+// and 3 after it (two full 64 KiB buffers and the rest after the loop).
+func TestStaticVerifyCoalesce(t *testing.T) {
+	needTool(t, "cc")
+	src := fixCopy(t, coalesceSample)
+	r := iolens(t, "static", "--no-probe", "--json", "--verify", "--build", "cc -O2 -o write_loop write_loop.c",
+		filepath.Dir(src), "--", "./write_loop", ".", "5000")
+	r.want(t, 0)
+	var rep struct {
+		Fixes  []struct{ Pattern string }
+		Verify struct {
+			Before, After struct {
+				Counts map[string]int64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if len(rep.Fixes) != 1 || rep.Fixes[0].Pattern != "coalesce-writes" {
+		t.Fatalf("fixes %+v", rep.Fixes)
+	}
+	v := rep.Verify
+	for name, want := range map[string][2]int64{"POSIX_WRITES": {10000, 3}, "POSIX_BYTES_WRITTEN": {173890, 173890}} {
+		if got := [2]int64{v.Before.Counts[name], v.After.Counts[name]}; got != want {
+			t.Errorf("%s before and after = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -40,8 +40,8 @@ type runStats struct {
 	WallTimes []float64 `json:"wall_times"`
 	IOTime    float64   `json:"io_time"`   // median
 	WallTime  float64   `json:"wall_time"` // median
-	// Counts are the I/O call counters summed over the records of the
-	// first run (they do not vary between runs).
+	// Counts are the I/O call and byte counters summed over the records
+	// of the first run (they do not vary between runs).
 	Counts map[string]int64 `json:"counts"`
 }
 
@@ -49,11 +49,14 @@ type runStats struct {
 var timeModules = []darshan.ModuleID{darshan.ModPOSIX, darshan.ModSTDIO, darshan.ModMPIIO,
 	darshan.ModH5F, darshan.ModH5D, darshan.ModPnetCDFFile, darshan.ModPnetCDFVar}
 
-// countCounters are the call counters the report compares.
+// countCounters are the call counters the report compares, and the byte
+// counters, which show that a fix moves as much data.
 var countCounters = map[darshan.ModuleID][]string{
-	darshan.ModPOSIX: {"POSIX_OPENS", "POSIX_READS", "POSIX_WRITES", "POSIX_SEEKS", "POSIX_FSYNCS", "POSIX_FDSYNCS"},
-	darshan.ModSTDIO: {"STDIO_OPENS", "STDIO_READS", "STDIO_WRITES", "STDIO_FLUSHES"},
-	darshan.ModMPIIO: {"MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES", "MPIIO_COLL_READS", "MPIIO_COLL_WRITES", "MPIIO_SYNCS"},
+	darshan.ModPOSIX: {"POSIX_OPENS", "POSIX_READS", "POSIX_WRITES", "POSIX_SEEKS", "POSIX_FSYNCS", "POSIX_FDSYNCS",
+		"POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"},
+	darshan.ModSTDIO: {"STDIO_OPENS", "STDIO_READS", "STDIO_WRITES", "STDIO_FLUSHES", "STDIO_BYTES_READ", "STDIO_BYTES_WRITTEN"},
+	darshan.ModMPIIO: {"MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES", "MPIIO_COLL_READS", "MPIIO_COLL_WRITES", "MPIIO_SYNCS",
+		"MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"},
 	darshan.ModH5D:   {"H5D_READS", "H5D_WRITES", "H5D_USE_MPIIO_COLLECTIVE"},
 	darshan.ModPnetCDFVar: {"PNETCDF_VAR_INDEP_READS", "PNETCDF_VAR_INDEP_WRITES",
 		"PNETCDF_VAR_COLL_READS", "PNETCDF_VAR_COLL_WRITES"},

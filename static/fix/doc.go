@@ -16,6 +16,8 @@
 //   - endl: std::endl in a loop replaced by '\n';
 //   - fadvise: posix_fadvise(POSIX_FADV_SEQUENTIAL) after the open of a
 //     descriptor read sequentially in a loop;
+//   - coalesce-writes: the small write()s of a descriptor in a loop kept
+//     in a 64 KiB buffer, written out when it fills and after the loop;
 //   - collective-mpiio, collective-hdf5, collective-pnetcdf: independent
 //     accesses made collective when every process makes them.
 package fix

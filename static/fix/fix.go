@@ -23,6 +23,7 @@ const (
 	PatternCollectiveMPIIO   = "collective-mpiio"
 	PatternCollectiveHDF5    = "collective-hdf5"
 	PatternCollectivePnetCDF = "collective-pnetcdf"
+	PatternCoalesce          = "coalesce-writes"
 )
 
 // Options control Make.
@@ -110,7 +111,13 @@ func Make(res *static.Result, prog *ir.Program, opts Options) (*Patch, error) {
 		keys[fx.key] = true
 		fx.Cause, fx.File, fx.Line = c.Code, c.File, c.Line
 		p.Fixes = append(p.Fixes, fx)
-		p.edits[c.File] = append(p.edits[c.File], fx.edits...)
+		for _, e := range fx.edits {
+			// Fixes of one pattern in a file share some edits (an
+			// #include, helpers): make them once.
+			if !slices.Contains(p.edits[c.File], e) {
+				p.edits[c.File] = append(p.edits[c.File], e)
+			}
+		}
 	}
 	return p, nil
 }
@@ -171,10 +178,13 @@ func (f *fixer) fix(c static.Cause) (Fix, string) {
 	case features.CodeSmallWritesInLoop, features.CodeSmallReadsInLoop:
 		return f.setvbuf(s, c)
 	case features.CodeUnbufferedSmallIO:
-		if c.Routine == "read" {
+		switch c.Routine {
+		case "read":
 			return f.fadvise(s, c)
+		case "write":
+			return f.coalesce(s, c)
 		}
-		return Fix{}, "coalescing small unbuffered writes needs a buffer whose flushes keep the program's semantics; not done automatically"
+		return Fix{}, fmt.Sprintf("no automatic fix for small %s calls", c.Routine)
 	case features.CodeIndependentMPIIO:
 		return f.mpiio(s, c)
 	case features.CodeIndependentHDF5:

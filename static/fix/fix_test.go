@@ -38,6 +38,8 @@ var fixCases = []fixCase{
 	{name: "csv_parse", files: []string{"testdata/static/corpus/csv_parse.c"}, build: []string{"cc", "-O2", "-o", "{out}", "{src}"}, same: true},
 	{name: "fscanf_reader", files: []string{"testdata/static/corpus/fscanf_reader.c"}, build: []string{"cc", "-O2", "-o", "{out}", "{src}"}, same: true},
 	{name: "extsort", files: []string{"testdata/static/corpus/extsort.c"}, build: []string{"cc", "-O2", "-o", "{out}", "{src}"}, same: true},
+	{name: "write_loop", files: []string{"testdata/static/fix/write_loop.c"}, build: []string{"cc", "-O2", "-Wall", "-o", "{out}", "{src}"}, same: true},
+	{name: "write_loop_cxx", files: []string{"testdata/static/fix/write_loop.c"}, build: []string{"c++", "-O2", "-Wall", "-x", "c++", "-o", "{out}", "{src}"}, same: true},
 	{name: "endl_loop", files: []string{"testdata/static/fix/endl_loop.cpp"}, build: []string{"c++", "-O2", "-o", "{out}", "{src}"}, same: true},
 	{name: "flush_loop_f90", files: []string{"testdata/static/fix/flush_loop.f90"}, build: []string{"gfortran", "-O2", "-o", "{out}", "{src}"}, same: true},
 	{name: "seq_read", files: []string{"testdata/static/fix/seq_read.c"}, build: []string{"cc", "-O2", "-std=c99", "-o", "{out}", "{src}"}, same: true},
@@ -239,6 +241,12 @@ func TestSkipReasons(t *testing.T) {
 		{[]string{"testdata/static/corpus/small_files.c"}, 38, "fd is opened inside the loop"},
 		// The flush is a cause of main's loop, through report().
 		{[]string{"testdata/static/corpus/fflush_loop.c"}, 23, "the flush is in report(), which the loop calls"},
+		// Small write()s that a buffer would change.
+		{[]string{"testdata/static/fix/write_skips.c"}, 16, "the loop returns at line 17"},
+		{[]string{"testdata/static/fix/write_skips.c"}, 25, "fd is also used by lseek at line 26"},
+		{[]string{"testdata/static/fix/write_skips.c"}, 33, "logfd is not a local variable or parameter"},
+		{[]string{"testdata/static/corpus/pread_random.c"}, 24, "the loop can end the program at line 25"},
+		{[]string{"testdata/static/corpus/unbuf_log.c"}, 39, "the write() is in log_event(), which the loop calls"},
 	} {
 		p := makePatch(t, fixCase{files: c.files, procs: 2})
 		found := false

@@ -320,11 +320,12 @@ func (s *source) freshName(base string, taken map[string]bool) string {
 	return name
 }
 
-// includeEdit returns the edit adding "#include <header>" after the last
-// unconditional #include at the top of the file, unless one of have is
-// already included; ok is false when there is no safe place.
-func (s *source) includeEdit(header string, have ...string) (e edit, needed, ok bool) {
-	last, depth := 0, 0
+// includes returns the headers the file includes before its first line
+// of code, and the last line of those includes outside any #if (0 if
+// none).
+func (s *source) includes() (last int, headers map[string]bool) {
+	headers = map[string]bool{}
+	depth := 0
 	for n := 1; n <= s.lines(); n++ {
 		c := s.code(n)
 		switch {
@@ -337,18 +338,26 @@ func (s *source) includeEdit(header string, have ...string) (e edit, needed, ok 
 				depth--
 			}
 			if m := includeLine.FindStringSubmatch(c); m != nil {
-				for _, h := range append([]string{header}, have...) {
-					if m[1] == h {
-						return edit{}, false, true
-					}
-				}
+				headers[m[1]] = true
 				if depth == 0 {
 					last = n
 				}
 			}
 		case c != "" && last > 0:
-			// the first code after the includes: stop looking.
-			n = s.lines()
+			return last, headers // the first code after the includes
+		}
+	}
+	return last, headers
+}
+
+// includeEdit returns the edit adding "#include <header>" after the last
+// unconditional #include at the top of the file, unless one of have is
+// already included; ok is false when there is no safe place.
+func (s *source) includeEdit(header string, have ...string) (e edit, needed, ok bool) {
+	last, headers := s.includes()
+	for _, h := range append([]string{header}, have...) {
+		if headers[h] {
+			return edit{}, false, true
 		}
 	}
 	if last == 0 {
