@@ -171,28 +171,44 @@ func finish(cs []Cause) []Cause {
 	if len(cs) == 0 {
 		return nil
 	}
+	// Merge the causes of the same code at the same call: by a linear
+	// search while there are few, as in most blocks, else by an index.
 	type key struct {
-		code string
-		file string
-		line int
+		code, file string
+		line       int
 	}
-	idx := map[key]int{}
 	var out []Cause
+	var idx map[key]int
 	for _, c := range cs {
 		k := key{c.Code, c.Call.File, c.Call.Line}
-		if i, ok := idx[k]; ok {
+		i := -1
+		if idx != nil {
+			if j, ok := idx[k]; ok {
+				i = j
+			}
+		} else {
+			i = slices.IndexFunc(out, func(o Cause) bool { return key{o.Code, o.Call.File, o.Call.Line} == k })
+		}
+		if i >= 0 {
 			out[i].Weight += c.Weight
 			continue
 		}
-		idx[k] = len(out)
 		out = append(out, c)
-	}
-	for i := range out {
-		out[i].Message = describe(out[i])
+		if idx == nil && len(out) > 32 {
+			idx = make(map[key]int, 2*len(out))
+			for j, o := range out {
+				idx[key{o.Code, o.Call.File, o.Call.Line}] = j
+			}
+		} else if idx != nil {
+			idx[k] = len(out) - 1
+		}
 	}
 	slices.SortStableFunc(out, func(a, b Cause) int { return cmp.Compare(b.Weight, a.Weight) })
 	if len(out) > maxCauses {
 		out = out[:maxCauses]
+	}
+	for i := range out {
+		out[i].Message = describe(out[i])
 	}
 	return out
 }
