@@ -16,12 +16,51 @@ import (
 // the loop, and keeps after a branch only the values every alternative
 // agrees on.
 type Env struct {
-	vals   map[string]Value   // locals and parameters
-	vars   map[string]*ir.Var // declarations in scope
-	locals map[string]bool    // names declared in the function
-	elems  map[string]int64   // element counts of allocated arrays (malloc, ALLOCATE)
-	calls  map[string]Value   // result of the latest hoisted call, by callee
+	vals   cowMap[string, Value]   // locals and parameters
+	vars   cowMap[string, *ir.Var] // declarations in scope
+	locals cowMap[string, bool]    // names declared in the function
+	elems  cowMap[string, int64]   // element counts of allocated arrays (malloc, ALLOCATE)
+	calls  cowMap[string, Value]   // result of the latest hoisted call, by callee
 	shared *shared
+}
+
+// cowMap is a map that clones of an environment share until one of them
+// changes it: the alternatives of a branch start from the same state and
+// most change only a few of their maps.
+type cowMap[K comparable, V any] struct {
+	m     map[K]V // read it directly; change it with set and del
+	owned bool    // m is not shared
+}
+
+func newCowMap[K comparable, V any]() cowMap[K, V] {
+	return cowMap[K, V]{m: map[K]V{}, owned: true}
+}
+
+// own makes m this map's own before a change.
+func (c *cowMap[K, V]) own() {
+	if !c.owned {
+		c.m = maps.Clone(c.m)
+		c.owned = true
+	}
+}
+
+func (c *cowMap[K, V]) set(k K, v V) {
+	c.own()
+	c.m[k] = v
+}
+
+func (c *cowMap[K, V]) del(k K) {
+	if _, ok := c.m[k]; ok {
+		c.own()
+		delete(c.m, k)
+	}
+}
+
+// share returns a map with the same contents, which both then copy before
+// changing them.
+func (c *cowMap[K, V]) share() cowMap[K, V] {
+	c.owned = false
+	return cowMap[K, V]{m: c.m}
 }
 
 // shared is the part of an environment common to every function of a
@@ -51,11 +90,11 @@ func NewEnv(consts map[string]ir.Expr, args []string) *Env {
 
 func newEnv(s *shared) *Env {
 	return &Env{
-		vals:   map[string]Value{},
-		vars:   map[string]*ir.Var{},
-		locals: map[string]bool{},
-		elems:  map[string]int64{},
-		calls:  map[string]Value{},
+		vals:   newCowMap[string, Value](),
+		vars:   newCowMap[string, *ir.Var](),
+		locals: newCowMap[string, bool](),
+		elems:  newCowMap[string, int64](),
+		calls:  newCowMap[string, Value](),
 		shared: s,
 	}
 }
@@ -68,17 +107,17 @@ func (e *Env) Set(name string, v Value) {
 	if name == "" {
 		return
 	}
-	if !e.locals[name] && e.shared.globalVars[name] != nil {
+	if !e.locals.m[name] && e.shared.globalVars[name] != nil {
 		if v.Kind == HandleVal {
 			e.shared.globals[name] = v
 		}
 		return
 	}
 	if v.Kind == Unknown {
-		delete(e.vals, name)
+		e.vals.del(name)
 		return
 	}
-	e.vals[name] = v
+	e.vals.set(name, v)
 }
 
 // Kill forgets the value of name.
@@ -92,14 +131,14 @@ func (e *Env) Lookup(name string) (Value, bool) {
 
 // Declare declares a local variable; it has no value until Set.
 func (e *Env) Declare(v *ir.Var) {
-	e.vars[v.Name] = v
-	e.locals[v.Name] = true
-	delete(e.elems, v.Name)
+	e.vars.set(v.Name, v)
+	e.locals.set(v.Name, true)
+	e.elems.del(v.Name)
 }
 
 // Var returns the declaration of name, local or global, or nil.
 func (e *Env) Var(name string) *ir.Var {
-	if v := e.vars[name]; v != nil {
+	if v := e.vars.m[name]; v != nil {
 		return v
 	}
 	return e.shared.globalVars[name]
@@ -107,13 +146,14 @@ func (e *Env) Var(name string) *ir.Var {
 
 // Clone returns a copy of e whose local state can change independently.
 func (e *Env) Clone() *Env {
-	c := *e
-	c.vals = maps.Clone(e.vals)
-	c.vars = maps.Clone(e.vars)
-	c.locals = maps.Clone(e.locals)
-	c.elems = maps.Clone(e.elems)
-	c.calls = maps.Clone(e.calls)
-	return &c
+	return &Env{
+		vals:   e.vals.share(),
+		vars:   e.vars.share(),
+		locals: e.locals.share(),
+		elems:  e.elems.share(),
+		calls:  e.calls.share(),
+		shared: e.shared,
+	}
 }
 
 // merge keeps in e only the local values that every environment of alts
@@ -124,18 +164,18 @@ func (e *Env) merge(alts []*Env) {
 	}
 	first := alts[0]
 	*e = *first.Clone()
-	for name, v := range first.vals {
+	for name, v := range first.vals.m {
 		for _, a := range alts[1:] {
-			if w, ok := a.vals[name]; !ok || !w.equal(v) {
-				delete(e.vals, name)
+			if w, ok := a.vals.m[name]; !ok || !w.equal(v) {
+				e.vals.del(name)
 				break
 			}
 		}
 	}
-	for name, n := range first.elems {
+	for name, n := range first.elems.m {
 		for _, a := range alts[1:] {
-			if a.elems[name] != n {
-				delete(e.elems, name)
+			if a.elems.m[name] != n {
+				e.elems.del(name)
 				break
 			}
 		}
@@ -146,16 +186,16 @@ func (e *Env) merge(alts []*Env) {
 // program (evaluated, at most depth levels of constants deep), then a
 // global's value. An undeclared name without a definition is a symbol.
 func (e *Env) lookup(name string, depth int) Value {
-	if v, ok := e.vals[name]; ok {
+	if v, ok := e.vals.m[name]; ok {
 		switch {
 		case v.Kind == HandleVal || v.Kind == Argv || v.Kind == Sym:
 			return v
-		case e.vars[name] != nil && e.vars[name].Const:
+		case e.vars.m[name] != nil && e.vars.m[name].Const:
 			return v.with(Constant)
 		}
 		return v.with(Propagated)
 	}
-	if e.locals[name] {
+	if e.locals.m[name] {
 		return Value{}
 	}
 	if x, ok := e.shared.consts[name]; ok && depth < maxConstDepth {

@@ -296,7 +296,7 @@ func (e *Env) evalCall(x ir.CallExpr, depth int) Value {
 		}
 		return f(e, args)
 	}
-	return e.calls[x.Callee]
+	return e.calls.m[x.Callee]
 }
 
 func parseInt(_ *Env, a []Value) Value {

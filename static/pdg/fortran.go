@@ -308,8 +308,8 @@ func (w *walker) sectionExtent(lo, hi ir.Expr, k int, x ir.Index, v *ir.Var) (in
 		switch {
 		case k < len(v.Type.Dims) && v.Type.Dims[k] != nil:
 			hi = v.Type.Dims[k]
-		case len(x.Idx) == 1 && w.env.elems[v.Name] > 0:
-			hi = ir.Int{V: w.env.elems[v.Name]}
+		case len(x.Idx) == 1 && w.env.elems.m[v.Name] > 0:
+			hi = ir.Int{V: w.env.elems.m[v.Name]}
 		default:
 			return 0, false
 		}

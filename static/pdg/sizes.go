@@ -93,7 +93,7 @@ func (e *Env) typeSize(t ir.Type) (int64, bool) {
 // varElems returns the number of elements of the variable name: its
 // declared dimensions, or the extent it was allocated with.
 func (e *Env) varElems(name string) (int64, bool) {
-	if n, ok := e.elems[name]; ok {
+	if n, ok := e.elems.m[name]; ok {
 		return n, true
 	}
 	v := e.Var(name)
@@ -109,7 +109,7 @@ func (e *Env) varSize(name string) (int64, bool) {
 	if v == nil {
 		return 0, false
 	}
-	if n, ok := e.elems[name]; ok {
+	if n, ok := e.elems.m[name]; ok {
 		t := v.Type
 		t.Pointer = 0
 		b, ok := baseSize(t)
@@ -180,7 +180,7 @@ func (e *Env) bufferSize(x ir.Expr) (int64, bool) {
 		break
 	}
 	if r, ok := x.(ir.Ref); ok {
-		if v := e.Var(r.Name); v != nil && (len(v.Type.Dims) > 0 || e.elems[r.Name] > 0) {
+		if v := e.Var(r.Name); v != nil && (len(v.Type.Dims) > 0 || e.elems.m[r.Name] > 0) {
 			return e.varSize(r.Name)
 		}
 	}

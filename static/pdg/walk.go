@@ -107,7 +107,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 		work++
 	}
 	if w.fortran() && !s.Partial {
-		if v := w.env.Var(s.Target); v != nil && (len(v.Type.Dims) > 0 || w.env.elems[s.Target] > 0) {
+		if v := w.env.Var(s.Target); v != nil && (len(v.Type.Dims) > 0 || w.env.elems.m[s.Target] > 0) {
 			if n, ok := w.env.varElems(s.Target); ok && n > 0 {
 				work *= float64(n)
 			}
@@ -199,7 +199,7 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 // and for the CallExpr that refers to it.
 func (w *walker) setResult(c *ir.Call, v Value) {
 	if c.Callee != "" {
-		w.env.calls[c.Callee] = v
+		w.env.calls.set(c.Callee, v)
 	}
 	if c.Result != "" {
 		w.env.Set(c.Result, v)
@@ -210,7 +210,7 @@ func (w *walker) setResult(c *ir.Call, v Value) {
 func (w *walker) killAddressed(args []ir.Expr) {
 	for _, a := range args {
 		if name := addressed(a, w.d.file.Lang); name != "" {
-			if v, ok := w.env.vals[name]; ok && v.Kind == HandleVal {
+			if v, ok := w.env.vals.m[name]; ok && v.Kind == HandleVal {
 				continue // a handle passed by reference (Fortran unit, MPI_File) stays the same
 			}
 			if v := w.env.Var(name); v != nil && v.Const {
@@ -272,7 +272,7 @@ func (w *walker) allocation(c *ir.Call) float64 {
 		t := v.Type
 		t.Pointer--
 		if s, ok := baseSize(t); ok && s > 0 {
-			w.env.elems[c.Result] = bytes / s
+			w.env.elems.set(c.Result, bytes/s)
 		}
 	}
 	return float64(bytes)
@@ -294,7 +294,7 @@ func (w *walker) fortranAllocate(args []ir.Expr) float64 {
 		if !ok {
 			continue
 		}
-		w.env.elems[r.Name] = n
+		w.env.elems.set(r.Name, n)
 		if v := w.env.Var(r.Name); v != nil {
 			t := v.Type
 			t.Pointer = 0
