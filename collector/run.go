@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,6 +39,10 @@ type RunOptions struct {
 	Stdout, Stderr io.Writer
 	// Env is the command's environment; nil means os.Environ().
 	Env []string
+	// Dir is the command's working directory; empty means the current
+	// one. The command's relative paths (./prog) are relative to it; a
+	// relative LogDir is not.
+	Dir string
 	// Functions collects the function profiles of programs built with
 	// -finstrument-functions into RunResult.Functions.
 	Functions bool
@@ -84,7 +89,7 @@ func Run(ctx context.Context, argv []string, opts RunOptions) (RunResult, error)
 	bopts := opts.Build
 	bopts.MPICC = opts.MPICC
 	if bopts.MPICC == "" {
-		mpicc, err := mpiccForCommand(argv, env)
+		mpicc, err := mpiccForCommand(argv, env, opts.Dir)
 		if err != nil {
 			return RunResult{}, fmt.Errorf("run: %w", err)
 		}
@@ -156,9 +161,20 @@ func storeDir(env []string, logDir string) (string, error) {
 
 // mpiccForCommand returns the mpicc matching the MPI of the command, or ""
 // for a program without MPI.
-func mpiccForCommand(argv, env []string) (string, error) {
+func mpiccForCommand(argv, env []string, dir string) (string, error) {
 	if cc := lookupEnv(env, "IOLENS_MPICC"); cc != "" {
 		return cc, nil
+	}
+	if dir != "" {
+		// The command's relative paths are relative to its directory.
+		argv = slices.Clone(argv)
+		for i, a := range argv {
+			if !filepath.IsAbs(a) && strings.Contains(a, "/") {
+				if _, err := os.Stat(filepath.Join(dir, a)); err == nil {
+					argv[i] = filepath.Join(dir, a)
+				}
+			}
+		}
 	}
 	flavor, err := DetectMPI(argv)
 	if err != nil || flavor == "" {
@@ -221,7 +237,7 @@ func lookupEnv(env []string, key string) string {
 // runCommand runs the command and returns its exit status.
 func runCommand(ctx context.Context, argv, env []string, opts RunOptions) (int, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, opts.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = opts.Stdin, opts.Stdout, opts.Stderr
 	if cmd.Stdin == nil {
 		cmd.Stdin = os.Stdin

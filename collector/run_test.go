@@ -53,3 +53,21 @@ func TestRunMPI(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDir runs "./basic ." under Run with Dir set: the relative path of
+// the command and the files it opens are found in Dir, and a relative
+// LogDir stays relative to the current directory.
+func TestRunDir(t *testing.T) {
+	prog := compileWorkload(t, "cc", "posix/basic.c")
+	work := filepath.Dir(prog)
+	res := runCollected(t, RunOptions{Dir: work}, nil, "./"+filepath.Base(prog), ".")
+	if res.Result.ExitCode != 0 || len(res.Logs) != 1 {
+		t.Fatalf("exit %d, %d logs", res.Result.ExitCode, len(res.Logs))
+	}
+	if filepath.Dir(res.Result.Logs[0]) != res.LogDir {
+		t.Errorf("log %s not in %s", res.Result.Logs[0], res.LogDir)
+	}
+	wantCounters(t, record(t, res.Logs[0], darshan.ModPOSIX, filepath.Join(work, "basic.dat"), 0), map[string]int64{
+		"POSIX_WRITES": 1000, "POSIX_BYTES_WRITTEN": 100000,
+	})
+}

@@ -223,16 +223,9 @@ func runBuild(ctx context.Context, e *env, build, dir string) error {
 // runUnder runs the command in dir under the collector and adds the
 // measures of its logs to st; counts are taken when first is set.
 func runUnder(ctx context.Context, e *env, command []string, dir, logDir string, st *runStats, first bool) error {
-	opts := collector.RunOptions{LogDir: logDir, Stdin: strings.NewReader(""), Stdout: e.stderr, Stderr: e.stderr}
+	opts := collector.RunOptions{LogDir: logDir, Dir: dir, Stdin: strings.NewReader(""), Stdout: e.stderr, Stderr: e.stderr}
 	opts.Log.Version = Version
-	var err error
-	if opts.MPICC, err = mpiccIn(command, dir); err != nil {
-		return err
-	}
-	// The collector runs commands in the current directory: sh changes
-	// to the copy first and replaces itself with the command.
-	argv := append([]string{"sh", "-c", `cd "$0" && exec "$@"`, dir}, command...)
-	res, err := collector.Run(ctx, argv, opts)
+	res, err := collector.Run(ctx, command, opts)
 	if err != nil {
 		return err
 	}
@@ -255,24 +248,6 @@ func runUnder(ctx context.Context, e *env, command []string, dir, logDir string,
 		st.Counts = counts
 	}
 	return nil
-}
-
-// mpiccIn is the mpicc of the MPI the command uses, its relative paths
-// taken in dir; "" without MPI.
-func mpiccIn(command []string, dir string) (string, error) {
-	argv := slices.Clone(command)
-	for i, a := range argv {
-		if !filepath.IsAbs(a) && strings.Contains(a, "/") {
-			if _, err := os.Stat(filepath.Join(dir, a)); err == nil {
-				argv[i] = filepath.Join(dir, a)
-			}
-		}
-	}
-	flavor, err := collector.DetectMPI(argv)
-	if err != nil || flavor == "" {
-		return "", nil //nolint:nilerr // a command whose MPI is unknown runs without MPI support
-	}
-	return collector.MPICCFor(flavor)
 }
 
 // logMeasures returns the I/O time and run time of a log and adds its
