@@ -175,7 +175,58 @@ func (w *walkTables) flatten(ts *sitter.Tree, src []byte) []node {
 
 // frame is an open node of the walk: its index, that of its last kept
 // child, and the position of the child the walk is on among its children.
-type frame struct{ node, last, pos int32 }
+type frame struct {
+	parentLink
+	pos int32
+}
+
+// parentLink is the node a walk adds children to and its last child.
+type parentLink struct{ node, last int32 }
+
+// flatNodes accumulates the nodes of a flattened tree, in preorder.
+type flatNodes struct {
+	lines []uint32 // offsets of the source's lines
+	nodes []node
+	row   int // row of the last start offset: offsets grow in preorder
+}
+
+func newFlatNodes(src []byte) flatNodes {
+	return flatNodes{lines: lineStarts(src), nodes: make([]node, 0, len(src)/2+16)}
+}
+
+// add appends a node of symbol sym, whose properties are props (see
+// walkTables.sym), spanning bytes [start, end), as the next child of p
+// (nil for the root), and returns its index. missing tells whether the
+// node is a missing token.
+func (f *flatNodes) add(sym uint16, props, field uint8, start, end uint32, missing bool, p *parentLink) int32 {
+	var flags uint8
+	if props&symNamed != 0 {
+		flags = flagNamed
+	}
+	if missing {
+		flags |= flagMissing
+	}
+	f.row = rowOf(f.lines, f.row, start)
+	i := int32(len(f.nodes))
+	f.nodes = append(f.nodes, node{
+		sym:     sym,
+		field:   field,
+		flags:   flags,
+		start:   start,
+		end:     end,
+		line:    uint32(f.row),
+		endLine: uint32(rowOf(f.lines, f.row, end)),
+		next:    none,
+	})
+	if p != nil {
+		if p.last >= 0 {
+			f.nodes[p.last].next = i
+		}
+		p.last = i
+		f.nodes[p.node].nkids++
+	}
+	return i
+}
 
 // cacheSpan is how many nodes the walk asks one copy of the tree for
 // before it moves to a fresh copy (see cursor).
@@ -263,60 +314,36 @@ func (c *cursor) close() {
 // tokens are not asked for children. The walk moves to a fresh copy of ts
 // every span nodes (see cursor).
 func (w *walkTables) walk(ts *sitter.Tree, src []byte, span int) []node {
-	lines := lineStarts(src)
-	nodes := make([]node, 0, len(src)/2+16)
+	f := newFlatNodes(src)
 	stack := make([]frame, 0, 64)
 	cur := newCursor(ts, span)
 	defer cur.close()
-	row := 0 // row of the last start offset: offsets grow in preorder
 	for {
 		n := cur.node()
 		sym := uint16(n.Symbol())
 		props := w.sym(sym)
 		if props&symMaybeExtra == 0 || !n.IsExtra() {
 			start, end := n.StartByte(), n.EndByte()
-			var flags uint8
-			if props&symNamed != 0 {
-				flags = flagNamed
-			}
-			if start == end && n.IsMissing() {
-				flags |= flagMissing
-			}
 			var field uint8
 			if name := cur.CurrentFieldName(); name != "" {
 				field = w.fields[name]
 			}
-			row = rowOf(lines, row, start)
-			i := int32(len(nodes))
-			nodes = append(nodes, node{
-				sym:     sym,
-				field:   field,
-				flags:   flags,
-				start:   start,
-				end:     end,
-				line:    uint32(row),
-				endLine: uint32(rowOf(lines, row, end)),
-				next:    none,
-			})
+			var parent *parentLink
 			if len(stack) > 0 {
-				f := &stack[len(stack)-1]
-				if f.last >= 0 {
-					nodes[f.last].next = i
-				}
-				f.last = i
-				nodes[f.node].nkids++
+				parent = &stack[len(stack)-1].parentLink
 			}
+			i := f.add(sym, props, field, start, end, start == end && n.IsMissing(), parent)
 			if end > start {
 				cur.refresh(stack, start)
 			}
 			if props&symLeaf == 0 && cur.GoToFirstChild() {
-				stack = append(stack, frame{node: i, last: none})
+				stack = append(stack, frame{parentLink: parentLink{node: i, last: none}})
 				continue
 			}
 		}
 		for !cur.GoToNextSibling() {
 			if !cur.GoToParent() {
-				return nodes
+				return f.nodes
 			}
 			stack = stack[:len(stack)-1]
 		}

@@ -137,10 +137,6 @@ type treeReader struct {
 	lang       unsafe.Pointer
 }
 
-// errorSymbol is the runtime's symbol for ERROR nodes, which has no entry
-// in the public symbol map.
-const errorSymbol = symError
-
 // newTreeReader returns a reader for w's language, or nil when the
 // language's header does not match what the binding reports of it.
 func newTreeReader(w *walkTables) *treeReader {
@@ -207,7 +203,7 @@ func (r *treeReader) field(prod uint16, k int) uint8 {
 
 // publicSymbol maps a symbol to the one the binding reports for it.
 func (r *treeReader) publicSymbol(s uint16) uint16 {
-	if s == errorSymbol || int(s) >= len(r.public) {
+	if s == symError || int(s) >= len(r.public) { // ERROR has no entry
 		return s
 	}
 	return r.public[s]
@@ -238,10 +234,8 @@ func child(h *heapSubtree, n, i int) subtree {
 
 // flatWalk is the state of one flattening by a treeReader.
 type flatWalk struct {
-	r     *treeReader
-	lines []uint32
-	nodes []node
-	row   int
+	flatNodes
+	r *treeReader
 }
 
 // root returns the subtree and start offset of the binding's root node of
@@ -273,13 +267,10 @@ func (r *treeReader) flatten(ts *sitter.Tree, src []byte) ([]node, bool) {
 	if !ok {
 		return nil, false
 	}
-	f := &flatWalk{r: r, lines: lineStarts(src), nodes: make([]node, 0, len(src)/2+16)}
+	f := &flatWalk{flatNodes: newFlatNodes(src), r: r}
 	f.node(s, start, 0, 0, nil)
 	return f.nodes, true
 }
-
-// parentLink is the node a walk adds children to and its last child.
-type parentLink struct{ node, last int32 }
 
 // node adds the visible node s, which starts at byte start and has the
 // given alias and field, as a child of p (nil for the root), then its
@@ -295,32 +286,7 @@ func (f *flatWalk) node(s subtree, start uint32, alias uint16, field uint8, p *p
 		return
 	}
 	end := start + size
-	var flags uint8
-	if props&symNamed != 0 {
-		flags = flagNamed
-	}
-	if start == end && missing {
-		flags |= flagMissing
-	}
-	f.row = rowOf(f.lines, f.row, start)
-	i := int32(len(f.nodes))
-	f.nodes = append(f.nodes, node{
-		sym:     sym,
-		field:   field,
-		flags:   flags,
-		start:   start,
-		end:     end,
-		line:    uint32(f.row),
-		endLine: uint32(rowOf(f.lines, f.row, end)),
-		next:    none,
-	})
-	if p != nil {
-		if p.last >= 0 {
-			f.nodes[p.last].next = i
-		}
-		p.last = i
-		f.nodes[p.node].nkids++
-	}
+	i := f.add(sym, props, field, start, end, start == end && missing, p)
 	if props&symLeaf == 0 && h != nil && h.childCount > 0 {
 		f.children(h, start, 0, &parentLink{node: i, last: none})
 	}

@@ -214,14 +214,3 @@ func loopWrites(s *source, loop *ir.Loop, fd string) ([]*ir.Call, string) {
 	}
 	return writes, ""
 }
-
-// afterIncludes returns an insertion of text after the last unconditional
-// #include at the top of the file; ok is false when there is none.
-func (s *source) afterIncludes(text string) (edit, bool) {
-	last, _ := s.includes()
-	if last == 0 {
-		return edit{}, false
-	}
-	off, pre := s.afterLine(last)
-	return edit{off: off, end: off, text: pre + text}, true
-}

@@ -354,17 +354,25 @@ func (s *source) includes() (last int, headers map[string]bool) {
 // unconditional #include at the top of the file, unless one of have is
 // already included; ok is false when there is no safe place.
 func (s *source) includeEdit(header string, have ...string) (e edit, needed, ok bool) {
-	last, headers := s.includes()
+	_, headers := s.includes()
 	for _, h := range append([]string{header}, have...) {
 		if headers[h] {
 			return edit{}, false, true
 		}
 	}
+	e, ok = s.afterIncludes("#include <" + header + ">\n")
+	return e, true, ok
+}
+
+// afterIncludes returns an insertion of text after the last unconditional
+// #include at the top of the file; ok is false when there is none.
+func (s *source) afterIncludes(text string) (edit, bool) {
+	last, _ := s.includes()
 	if last == 0 {
-		return edit{}, true, false
+		return edit{}, false
 	}
 	off, pre := s.afterLine(last)
-	return edit{off: off, end: off, text: pre + "#include <" + header + ">\n"}, true, true
+	return edit{off: off, end: off, text: pre + text}, true
 }
 
 // ifEnd returns the last line of the C if statement (without else) that
