@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 func writeFile(t *testing.T, name, text string) string {
@@ -68,7 +68,7 @@ func TestLoadConfigErrors(t *testing.T) {
 
 // BenchmarkAnalyze analyses the largest sample logs.
 func BenchmarkAnalyze(b *testing.B) {
-	logs := sharedtest.Logs(b)
+	logs := fixture.Logs(b)
 	type sized struct {
 		path string
 		size int64

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/iolens/iolens/darshan"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // analyzeFile opens and analyses the log at path with the default
@@ -28,7 +28,7 @@ func analyzeFile(tb testing.TB, path string) *Report {
 // TestSampleLogs analyses every sample log, including empty and incomplete
 // ones, and checks invariants of the report.
 func TestSampleLogs(t *testing.T) {
-	for _, lg := range sharedtest.Logs(t) {
+	for _, lg := range fixture.Logs(t) {
 		t.Run(lg.Key, func(t *testing.T) {
 			rep := analyzeFile(t, lg.Path)
 			if _, err := json.Marshal(rep); err != nil {

@@ -16,14 +16,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // needTool returns the path of a program the test needs (see
-// sharedtest.Tool).
+// fixture.Tool).
 func needTool(t testing.TB, name string) string {
 	t.Helper()
-	return sharedtest.Tool(t, name)
+	return fixture.Tool(t, name)
 }
 
 // testWriteC interposes write(2), counts the calls and reports them when

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -240,4 +241,52 @@ func TestSTDIOFork(t *testing.T) {
 			t.Errorf("STDIO records %q, want the file's of ranks 0 and 1", stdioNames(t, l))
 		}
 	})
+}
+
+// TestSTDIOMPIStandardStreams checks that ranks that never use STDIO have no
+// standard-stream records (the MPI library's own reads of its configuration
+// do not count), so that what rank 0 alone prints stays a rank-0 record;
+// when every rank uses STDIO, the standard streams are shared records, as
+// under Darshan.
+func TestSTDIOMPIStandardStreams(t *testing.T) {
+	const n = 4
+	for _, m := range mpiioImpls {
+		t.Run(m.flavor, func(t *testing.T) {
+			mpicc := needTool(t, m.mpicc)
+			needTool(t, m.mpiexec)
+			lib := testLibrary(t, mpicc)
+			prog := compileWorkload(t, mpicc, "stdio/mpi_stdout.c")
+			stdout := map[string]int64{"STDIO_WRITES": 1, "STDIO_FLUSHES": 1, "STDIO_BYTES_WRITTEN": 23, "STDIO_MAX_BYTE_WRITTEN": 22}
+
+			t.Run("rank 0 alone", func(t *testing.T) {
+				run, code := mpiioRun(t, m, lib, n, prog)
+				if code != 0 {
+					t.Fatalf("exit status %d", code)
+				}
+				for r, s := range run.ranks[1:] {
+					for _, rec := range s.Records {
+						if rec.Module == darshan.ModSTDIO {
+							t.Errorf("rank %d: STDIO record %q, want none", r+1, s.Names[rec.ID])
+						}
+					}
+				}
+				wantCounters(t, record(t, run.log, darshan.ModSTDIO, "<STDOUT>", 0), mpiioWith(stdout, map[string]int64{"STDIO_OPENS": 1}))
+				wantSTDIONames(t, run.log, "<STDOUT>")
+			})
+
+			t.Run("every rank", func(t *testing.T) {
+				dir := t.TempDir()
+				run, code := mpiioRun(t, m, lib, n, prog, dir)
+				if code != 0 {
+					t.Fatalf("exit status %d", code)
+				}
+				wantCounters(t, record(t, run.log, darshan.ModSTDIO, "<STDOUT>", -1), mpiioWith(stdout, map[string]int64{"STDIO_OPENS": n}))
+				for r := range int64(n) {
+					wantCounters(t, record(t, run.log, darshan.ModSTDIO, filepath.Join(dir, fmt.Sprintf("rank-%d.txt", r)), r), map[string]int64{
+						"STDIO_OPENS": 1, "STDIO_WRITES": 1, "STDIO_BYTES_WRITTEN": 7,
+					})
+				}
+			})
+		})
+	}
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/iolens/iolens/darshan"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // badName is the file name the bad-input tests give to Open.
@@ -169,7 +169,7 @@ func firstError(data []byte, name string) error {
 // reading the cut log must fail with ErrTruncated or ErrCorrupt, naming the
 // part that was cut.
 func TestTruncatedSamples(t *testing.T) {
-	for _, lg := range sharedtest.Logs(t) {
+	for _, lg := range fixture.Logs(t) {
 		data := readFile(t, lg.Path)
 		l, err := darshan.OpenFile(lg.Path)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/iolens/iolens/darshan"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // benchLog is a sample log held in memory for a benchmark.
@@ -22,7 +22,7 @@ type benchLog struct {
 func largestLogs(b *testing.B, n int) []benchLog {
 	b.Helper()
 	var logs []benchLog
-	for _, lg := range sharedtest.Logs(b) {
+	for _, lg := range fixture.Logs(b) {
 		logs = append(logs, benchLog{filepath.Base(lg.Path), readFile(b, lg.Path)})
 	}
 	slices.SortStableFunc(logs, func(x, y benchLog) int { return cmp.Compare(len(y.data), len(x.data)) })

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/iolens/iolens/darshan"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // TestDXTTextMatchesReference compares the output with that of
@@ -21,9 +21,9 @@ import (
 // reference output with ShowIncomplete.
 func TestDXTTextMatchesReference(t *testing.T) {
 	compared := 0
-	for _, lg := range sharedtest.Logs(t) {
-		path, status := sharedtest.Expected(t, lg, "dxt")
-		want := sharedtest.ReadExpected(t, path)
+	for _, lg := range fixture.Logs(t) {
+		path, status := fixture.Expected(t, lg, "dxt")
+		want := fixture.ReadExpected(t, path)
 		if want == nil {
 			continue
 		}
@@ -45,7 +45,7 @@ func TestDXTTextMatchesReference(t *testing.T) {
 					t.Errorf("no error block on stderr: %q", errOut.String())
 				}
 				if !bytes.HasPrefix(want, out.Bytes()) {
-					t.Errorf("output before the error is not a prefix of the reference: %s", sharedtest.FirstDiff(out.String(), string(want)))
+					t.Errorf("output before the error is not a prefix of the reference: %s", fixture.FirstDiff(out.String(), string(want)))
 				}
 				opts.ShowIncomplete = true
 			}
@@ -54,7 +54,7 @@ func TestDXTTextMatchesReference(t *testing.T) {
 				t.Fatalf("WriteDXTText: %v", err)
 			}
 			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("output differs from darshan-dxt-parser: %s", sharedtest.FirstDiff(out.String(), string(want)))
+				t.Errorf("output differs from darshan-dxt-parser: %s", fixture.FirstDiff(out.String(), string(want)))
 			}
 		})
 	}
@@ -213,7 +213,7 @@ func TestDXTTextLustreOSTs(t *testing.T) {
  X_POSIX       0   read        0               0              10      9.5000      9.7500   [20]      7
 `
 	if got != want {
-		t.Errorf("got:\n%s\nwant:\n%s\n%s", got, want, sharedtest.FirstDiff(got, want))
+		t.Errorf("got:\n%s\nwant:\n%s\n%s", got, want, fixture.FirstDiff(got, want))
 	}
 	if stderr != "" {
 		t.Errorf("unexpected stderr: %q", stderr)
@@ -268,7 +268,7 @@ func TestDXTTextNoDXT(t *testing.T) {
 // BenchmarkDXTText measures opening a log and printing its traces, in
 // bytes of log file per second.
 func BenchmarkDXTText(b *testing.B) {
-	dir := sharedtest.Dir(b)
+	dir := fixture.Dir(b)
 	for _, name := range []string{
 		"partial_data_dxt/partial_data_dxt.darshan",
 		"e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan",

@@ -11,9 +11,8 @@ import (
 	"github.com/iolens/iolens/darshan"
 )
 
-// sample is one of the logs of the shared test material, which lies beside
-// the repository.
-const sample = "../../shared/darshan-logs/release_logs/mpi-io-test-x86_64-3.5.0.darshan"
+// sample is one of the sample logs under testdata/darshan-logs.
+const sample = "../testdata/darshan-logs/release_logs/mpi-io-test-x86_64-3.5.0.darshan"
 
 func ExampleOpenFile() {
 	l, err := darshan.OpenFile(sample)

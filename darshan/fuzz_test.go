@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/iolens/iolens/darshan"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // This file holds the fuzz targets of the reader and the helpers that the
@@ -34,7 +34,7 @@ const fuzzName = "fuzz.darshan"
 // every error must be a *darshan.FormatError that names the file and the
 // part of it that is wrong.
 func FuzzOpen(f *testing.F) {
-	for _, lg := range sharedtest.Logs(f) {
+	for _, lg := range fixture.Logs(f) {
 		f.Add(readFile(f, lg.Path))
 	}
 	sample := readSample(f, "mpi-io-test-x86_64-3.5.0.darshan")
@@ -67,7 +67,7 @@ func FuzzDecodeRegion(f *testing.F) {
 		big bool
 	}
 	seen := map[key]bool{}
-	for _, lg := range sharedtest.Logs(f) {
+	for _, lg := range fixture.Logs(f) {
 		l, err := darshan.OpenFile(lg.Path)
 		if err != nil {
 			f.Fatal(err)
@@ -271,7 +271,7 @@ func readFile(tb testing.TB, path string) []byte {
 // samplePath returns the path of the sample log with the given base name.
 func samplePath(tb testing.TB, base string) string {
 	tb.Helper()
-	for _, lg := range sharedtest.Logs(tb) {
+	for _, lg := range fixture.Logs(tb) {
 		if filepath.Base(lg.Path) == base {
 			return lg.Path
 		}

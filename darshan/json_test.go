@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // jsonLines runs WriteJSON on the log at path and decodes every line.
@@ -48,7 +48,7 @@ func jsonLines(t *testing.T, path string) []map[string]any {
 }
 
 func samplePath(t *testing.T, rel string) string {
-	return filepath.Join(sharedtest.Dir(t), "darshan-logs", rel)
+	return filepath.Join(fixture.Dir(t), "darshan-logs", rel)
 }
 
 // findRecord returns the record line of module mod, rank and id.
@@ -92,7 +92,7 @@ func fnum(t *testing.T, v any) float64 {
 }
 
 func TestJSONEveryLog(t *testing.T) {
-	for _, lg := range sharedtest.Logs(t) {
+	for _, lg := range fixture.Logs(t) {
 		t.Run(lg.Key, func(t *testing.T) {
 			lines := jsonLines(t, lg.Path)
 			if len(lines) == 0 || lines[0]["type"] != "job" {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // recordsOf reads every record of module m with a streaming reader (or,
@@ -34,7 +34,7 @@ func recordsOf(t testing.TB, l *Log, m ModuleID, whole bool) ([]*Record, error) 
 // through the window gives the records of decompressing them at once, for
 // every module of every sample log, errors included.
 func TestStreamingMatchesWholeRegion(t *testing.T) {
-	for _, lg := range sharedtest.Logs(t) {
+	for _, lg := range fixture.Logs(t) {
 		l, err := OpenFile(lg.Path)
 		if err != nil {
 			continue // bad logs are covered by the bad-input tests

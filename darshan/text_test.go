@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/iolens/iolens/darshan"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 func TestParserTextMatchesReference(t *testing.T) {
@@ -21,11 +21,11 @@ func TestParserTextMatchesReference(t *testing.T) {
 		{"file", darshan.ParserOptions{File: true}},
 		{"perf", darshan.ParserOptions{Perf: true}},
 	}
-	for _, lg := range sharedtest.Logs(t) {
+	for _, lg := range fixture.Logs(t) {
 		for _, mode := range modes {
 			t.Run(lg.Key+"/"+mode.name, func(t *testing.T) {
-				path, status := sharedtest.Expected(t, lg, mode.name)
-				want := sharedtest.ReadExpected(t, path)
+				path, status := fixture.Expected(t, lg, mode.name)
+				want := fixture.ReadExpected(t, path)
 				if want == nil {
 					t.Fatalf("no reference output %s", path)
 				}
@@ -52,7 +52,7 @@ func TestParserTextMatchesReference(t *testing.T) {
 					t.Fatalf("WriteParserText: %v", err)
 				}
 				if !bytes.Equal(out.Bytes(), want) {
-					t.Errorf("output differs from darshan-parser --%s: %s", mode.name, sharedtest.FirstDiff(out.String(), string(want)))
+					t.Errorf("output differs from darshan-parser --%s: %s", mode.name, fixture.FirstDiff(out.String(), string(want)))
 				}
 			})
 		}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 	"maps"
 	"math"
 	"os"
@@ -690,7 +690,7 @@ func TestWriterLustreUnused(t *testing.T) {
 }
 
 func writerSampleLogs(t testing.TB) []string {
-	logs, err := filepath.Glob(filepath.Join(sharedtest.Dir(t), "darshan-logs", "*", "*.darshan"))
+	logs, err := filepath.Glob(filepath.Join(fixture.Dir(t), "darshan-logs", "*", "*.darshan"))
 	if err != nil || len(logs) == 0 {
 		t.Fatalf("no sample logs: %v", err)
 	}
@@ -761,7 +761,7 @@ func TestConvertRoundTrip(t *testing.T) {
 // BenchmarkConvert converts the largest sample log to a zlib log in
 // memory; throughput is in bytes of the source file.
 func BenchmarkConvert(b *testing.B) {
-	path := filepath.Join(sharedtest.Dir(b), "darshan-logs", "partial_data_dxt", "partial_data_dxt.darshan")
+	path := filepath.Join(fixture.Dir(b), "darshan-logs", "partial_data_dxt", "partial_data_dxt.darshan")
 	src, err := OpenFile(path)
 	if err != nil {
 		b.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // TestHTMLInChromium opens a report in headless Chromium and checks that
@@ -25,7 +25,7 @@ import (
 // names are shown as text. It saves a screenshot in $IOLENS_TEST_ARTIFACTS
 // (or the test's temporary directory).
 func TestHTMLInChromium(t *testing.T) {
-	browser := sharedtest.Tool(t, "chromium")
+	browser := fixture.Tool(t, "chromium")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(file, []byte(writeHTML(t, synthReport(4), synthLog(t, 4, 1000), HTMLOptions{})), 0o644); err != nil {

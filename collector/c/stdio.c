@@ -70,6 +70,12 @@ static inline uint64_t key(FILE *s)
 
 /* ---- module start: the standard streams ---- */
 
+/* The module starts, creating the records of the three standard streams, at
+ * the first call on a standard stream or on a stream of a file it records.
+ * Calls on files it leaves out (the MPI library reading /proc or its
+ * configuration during MPI_Init, say) do not start it, so that a rank that
+ * never uses STDIO has no standard-stream records, as under Darshan, whose
+ * modules start after MPI_Init. */
 static int stdio_state; /* 0 not started, 1 starting, 2 started */
 
 static void stdio_start_slow(void)
@@ -98,10 +104,15 @@ static inline void stdio_start(void)
 		stdio_start_slow();
 }
 
-/* The record of a stream, or NULL if the stream is not tracked. */
+/* The record of a stream, or NULL if the stream is not tracked. Before the
+ * module starts, only the standard streams can be. */
 static inline struct iol_record_block *stream_get(FILE *s)
 {
-	stdio_start();
+	if (IOL_UNLIKELY(__atomic_load_n(&stdio_state, __ATOMIC_ACQUIRE) != 2)) {
+		if (s != stdin && s != stdout && s != stderr)
+			return NULL;
+		stdio_start_slow();
+	}
 	return iol_handle_get(IOL_H_STDIO, key(s));
 }
 
@@ -171,11 +182,14 @@ static void opened(struct iol_record_block *r, FILE *s, int fdopened, iol_tick t
 	iol_handle_put(IOL_H_STDIO, key(s), r);
 }
 
+/* The record of a file opened by name, or NULL if it is left out; a file
+ * that is recorded starts the module. */
 static struct iol_record_block *path_record(const char *path)
 {
 	char buf[PATH_MAX];
-	if (!iol_active || !iol_normalize(path, buf, sizeof buf))
+	if (!iol_active || !iol_normalize(path, buf, sizeof buf) || iol_excluded(buf))
 		return NULL;
+	stdio_start();
 	return iol_record(&stdio_module, buf);
 }
 
@@ -193,7 +207,6 @@ static void forget_fd(int fd)
 	FILE *name(const char *path, const char *mode)                       \
 	{                                                                    \
 		IOL_RESOLVE(name);                                           \
-		stdio_start();                                               \
 		iol_tick t1 = iol_op_begin();                                \
 		FILE *s = real_##name(path, mode);                           \
 		iol_tick t2 = iol_op_end(t1);                                \
@@ -237,7 +250,6 @@ IOL_REAL_DECL(FILE *, fdopen, (int, const char *));
 FILE *fdopen(int fd, const char *mode)
 {
 	IOL_RESOLVE(fdopen);
-	stdio_start();
 	iol_tick t1 = iol_op_begin();
 	FILE *s = real_fdopen(fd, mode);
 	iol_tick t2 = iol_op_end(t1);
@@ -245,6 +257,8 @@ FILE *fdopen(int fd, const char *mode)
 		int saved = errno;
 		struct iol_record_block *p = iol_fd_get(fd);
 		const char *name = p ? iol_name(p->id) : NULL;
+		if (name)
+			stdio_start();
 		opened(name ? iol_record(&stdio_module, name) : NULL, s, 1, t1, t2);
 		errno = saved;
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // result is what one in-process run of the command produced.
@@ -47,14 +47,14 @@ func (r result) want(t *testing.T, code int) {
 
 func sample(t *testing.T, rel string) string {
 	t.Helper()
-	return filepath.Join(sharedtest.Dir(t), "darshan-logs", rel)
+	return filepath.Join(fixture.Dir(t), "darshan-logs", rel)
 }
 
-// reference returns a reference output of the shared test material.
+// reference returns the reference output of a sample log.
 func reference(t *testing.T, key, mode string) string {
 	t.Helper()
-	path := filepath.Join(sharedtest.Dir(t), "darshan-logs-expected", key+"."+mode+".gz")
-	b := sharedtest.ReadExpected(t, path)
+	path := filepath.Join(fixture.Dir(t), "darshan-logs-expected", key+"."+mode+".gz")
+	b := fixture.ReadExpected(t, path)
 	if b == nil {
 		t.Fatalf("no reference output %s", path)
 	}
@@ -80,7 +80,7 @@ func TestParseMatchesReference(t *testing.T) {
 				r := iolens(t, args...)
 				r.want(t, 0)
 				if want := reference(t, key, mode); r.stdout != want {
-					t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
+					t.Errorf("output differs from the reference: %s", fixture.FirstDiff(r.stdout, want))
 				}
 			})
 		}
@@ -92,7 +92,7 @@ func TestParseDXTMatchesReference(t *testing.T) {
 	r := iolens(t, "parse", "--dxt", sample(t, rel))
 	r.want(t, 0)
 	if want := reference(t, strings.ReplaceAll(rel, "/", "__"), "dxt"); r.stdout != want {
-		t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
+		t.Errorf("output differs from the reference: %s", fixture.FirstDiff(r.stdout, want))
 	}
 }
 
@@ -141,7 +141,7 @@ func TestParseStdin(t *testing.T) {
 	r := iolensStdin(t, bytes.NewReader(b), "parse", "-")
 	r.want(t, 0)
 	if want := reference(t, "release_logs__mpi-io-test-x86_64-3.5.0.darshan", "base"); r.stdout != want {
-		t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
+		t.Errorf("output differs from the reference: %s", fixture.FirstDiff(r.stdout, want))
 	}
 }
 
@@ -155,7 +155,7 @@ func TestIncomplete(t *testing.T) {
 	r = iolens(t, "parse", "--show-incomplete", path)
 	r.want(t, 0)
 	if want := reference(t, "partial_data_stdio__partial_data_stdio.darshan", "base"); r.stdout != want {
-		t.Errorf("output differs from the reference: %s", sharedtest.FirstDiff(r.stdout, want))
+		t.Errorf("output differs from the reference: %s", fixture.FirstDiff(r.stdout, want))
 	}
 }
 
@@ -312,7 +312,7 @@ func TestConvertRoundTrip(t *testing.T) {
 				conv := iolens(t, "parse", out)
 				conv.want(t, 0)
 				if got, want := recordLines(conv.stdout), recordLines(origText.stdout); lg.text && got != want {
-					t.Errorf("record lines differ after conversion: %s", sharedtest.FirstDiff(got, want))
+					t.Errorf("record lines differ after conversion: %s", fixture.FirstDiff(got, want))
 				}
 				wantComp := map[string]string{"zlib": "ZLIB", "none": "NONE", "bzip2": "BZIP2"}[comp]
 				if !strings.Contains(conv.stdout, "# compression method: "+wantComp+"\n") ||
@@ -329,7 +329,7 @@ func TestConvertRoundTrip(t *testing.T) {
 // compression and compares the records read back.
 func TestConvertEveryLog(t *testing.T) {
 	dir := t.TempDir()
-	for _, lg := range sharedtest.Logs(t) {
+	for _, lg := range fixture.Logs(t) {
 		t.Run(lg.Key, func(t *testing.T) {
 			out := filepath.Join(dir, lg.Key)
 			iolens(t, "convert", lg.Path, out).want(t, 0)
@@ -347,7 +347,7 @@ func sameJSONRecords(t *testing.T, orig result, path string) {
 	conv := iolens(t, "parse", "--json", path)
 	conv.want(t, 0)
 	if got, want := jsonRecords(conv.stdout), jsonRecords(orig.stdout); got != want {
-		t.Errorf("JSON records differ after conversion: %s", sharedtest.FirstDiff(got, want))
+		t.Errorf("JSON records differ after conversion: %s", fixture.FirstDiff(got, want))
 	}
 }
 

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 )
 
 // needTool returns the path of a program the test needs (see
-// sharedtest.Tool).
+// fixture.Tool).
 func needTool(t testing.TB, name string) string {
 	t.Helper()
-	return sharedtest.Tool(t, name)
+	return fixture.Tool(t, name)
 }
 
 // withCollectorSources makes the collector commands build src into a

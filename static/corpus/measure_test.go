@@ -1,7 +1,7 @@
 package corpus
 
 import (
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 
 	"context"
 	"fmt"
@@ -15,7 +15,7 @@ var instrument = []string{"-O2", "-g", "-finstrument-functions", "-finstrument-f
 // testProgram is a program of testdata built with compiler cc.
 func testProgram(t *testing.T, name, lang, cc string, sources ...string) Program {
 	t.Helper()
-	sharedtest.Tool(t, cc)
+	fixture.Tool(t, cc)
 	build := append(append([]string{cc}, instrument...), "-o", "{out}", "{src}")
 	return Program{Name: name, Language: lang, Sources: sources, Build: build, Args: []string{"{dir}"}, Ranks: 1, Dir: "testdata"}
 }
@@ -70,7 +70,7 @@ func TestMeasureMPI(t *testing.T) {
 	}
 	p, _ := c.Program("mpiio_indep")
 	for _, tool := range []string{p.Build[0], "mpiexec.openmpi"} {
-		sharedtest.Tool(t, tool)
+		fixture.Tool(t, tool)
 	}
 	m := measure(t, p)
 	// NSEG = 256 segments per rank, 2 ranks.

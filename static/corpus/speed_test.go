@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 	"github.com/iolens/iolens/static"
 	"github.com/iolens/iolens/static/sysprof"
 )
@@ -52,12 +52,12 @@ func BenchmarkPredictVsRun(b *testing.B) {
 
 // predictVsRun measures program p for BenchmarkPredictVsRun.
 func predictVsRun(b *testing.B, p Program) speed {
-	sharedtest.Tool(b, p.Build[0])
+	fixture.Tool(b, p.Build[0])
 	if p.Ranks > 1 {
-		sharedtest.Tool(b, "mpiexec.openmpi")
+		fixture.Tool(b, "mpiexec.openmpi")
 	}
 	if slices.ContainsFunc(p.Build, func(a string) bool { return strings.HasPrefix(a, "{pkg-config ") }) {
-		sharedtest.Tool(b, "pkg-config")
+		fixture.Tool(b, "pkg-config")
 	}
 	ctx := context.Background()
 	files := make([]string, len(p.Sources))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 	"github.com/iolens/iolens/static/ir"
 )
 
@@ -15,7 +15,7 @@ import (
 // line, last line without newline, hunks close and far apart) and checks
 // that patch -p1 makes of the diff the text apply makes.
 func TestUnifiedAgainstPatch(t *testing.T) {
-	patchTool := sharedtest.Tool(t, "patch")
+	patchTool := fixture.Tool(t, "patch")
 	var long strings.Builder
 	for i := 1; i <= 30; i++ {
 		long.WriteString("line " + strings.Repeat("x", i%4) + "\n")

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iolens/iolens/internal/sharedtest"
+	"github.com/iolens/iolens/internal/fixture"
 	"github.com/iolens/iolens/static"
 )
 
@@ -109,7 +109,7 @@ func TestDiffs(t *testing.T) {
 // gives the text Patched returns, builds the original and the patched
 // program with the real compiler, runs both and compares what they write.
 func TestPatchedPrograms(t *testing.T) {
-	patchTool := sharedtest.Tool(t, "patch")
+	patchTool := fixture.Tool(t, "patch")
 	for _, c := range fixCases {
 		if c.build == nil {
 			continue
@@ -164,7 +164,7 @@ func runProgram(t *testing.T, c fixCase, dir string) string {
 				argv = append(argv, filepath.Join(dir, f))
 			}
 		case strings.HasPrefix(a, "{pkg-config "):
-			pc := sharedtest.Tool(t, "pkg-config")
+			pc := fixture.Tool(t, "pkg-config")
 			out, err := exec.Command(pc, "--cflags", "--libs", strings.TrimSuffix(strings.TrimPrefix(a, "{pkg-config "), "}")).Output()
 			if err != nil {
 				t.Fatalf("pkg-config %s: %v", a, err)
@@ -174,7 +174,7 @@ func runProgram(t *testing.T, c fixCase, dir string) string {
 			argv = append(argv, a)
 		}
 	}
-	argv[0] = sharedtest.Tool(t, argv[0])
+	argv[0] = fixture.Tool(t, argv[0])
 	if out, err := exec.Command(argv[0], append(argv[1:], "-Werror=implicit-function-declaration")...).CombinedOutput(); err != nil && !strings.Contains(argv[0], "gfortran") {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
 	} else if err != nil {
@@ -188,7 +188,7 @@ func runProgram(t *testing.T, c fixCase, dir string) string {
 	}
 	run := exec.Command(exe, outDir)
 	if c.ranks > 0 {
-		run = exec.Command(sharedtest.Tool(t, "mpiexec"), "--oversubscribe", "-n", "2", exe, outDir)
+		run = exec.Command(fixture.Tool(t, "mpiexec"), "--oversubscribe", "-n", "2", exe, outDir)
 		run.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	}
 	if out, err := run.CombinedOutput(); err != nil {
