@@ -5,12 +5,17 @@ BIN       := bin/iolens
 VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/iolens/iolens/internal/cli.Version=$(VERSION)
 FUZZTIME  ?= 60s
-# Debian packages the tests need beyond Go (installed by `make deps`).
+# Debian packages the tests need beyond Go; `make test` installs those
+# missing, `make deps` all of them.
 DEBIAN_PACKAGES := gcc g++ libc6-dev binutils make patch openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhdf5-openmpi-dev libpnetcdf-dev pkg-config gfortran python3 procps \
 	chromium
+# Debian packages the demo needs: a C compiler and Open MPI.
+DEMO_PACKAGES := gcc libc6-dev openmpi-bin libopenmpi-dev
+# Where `make demo` writes its program, log and page.
+DEMO_DIR  ?= demo/out
 
-.PHONY: all build test bench fuzz deps clean
+.PHONY: all build test demo bench fuzz deps clean
 .PHONY: vendor-echarts
 
 all: build
@@ -18,9 +23,17 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/iolens
 
+# Installs the missing Debian packages, then vets and runs every test.
 test:
+	sh scripts/debian-packages.sh $(DEBIAN_PACKAGES)
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# Records a small MPI program with a known I/O problem and diagnoses it.
+demo:
+	@sh scripts/debian-packages.sh $(DEMO_PACKAGES)
+	@$(MAKE) -s build
+	@sh demo/demo.sh $(BIN) $(DEMO_DIR)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -53,4 +66,4 @@ vendor-echarts:
 	UPDATE=$(UPDATE) sh report/assets/echarts/vendor.sh $(ECHARTS_VERSION)
 
 clean:
-	rm -rf bin
+	rm -rf bin demo/out

@@ -57,6 +57,10 @@ type BuildOptions struct {
 	// compiler runs that succeed. The error of a failed build carries the
 	// output of the run that failed.
 	Stderr io.Writer
+	// Notice, when not nil, receives one line when a build starts, which
+	// happens only when the cache does not hold the library yet (on first
+	// use for a compiler) and takes seconds.
+	Notice io.Writer
 }
 
 // DefaultCacheDir returns the directory of built libraries:
@@ -131,6 +135,9 @@ func Library(ctx context.Context, opts BuildOptions) (string, error) {
 		return "", fmt.Errorf("collector cache: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if opts.Notice != nil {
+		fmt.Fprintf(opts.Notice, "iolens: building the collector %s (first use, once)...\n", tc.purpose())
+	}
 	built, err := tc.build(ctx, tmp, files, opts.Stderr)
 	if err != nil {
 		return "", fmt.Errorf("building the collector (%s): %w", tc.describe(), err)
@@ -336,6 +343,19 @@ func (tc *toolchain) key(files []sourceFile) string {
 	field(tc.mpicc)
 	field(tc.objcopy)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// purpose says in words for which programs the library is built.
+func (tc *toolchain) purpose() string {
+	switch {
+	case !tc.mpi:
+		return "for programs without MPI"
+	case tc.flavor == FlavorOpenMPI:
+		return "for Open MPI"
+	case tc.flavor == FlavorMPICH:
+		return "for MPICH"
+	}
+	return "for " + tc.flavor
 }
 
 func (tc *toolchain) describe() string {

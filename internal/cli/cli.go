@@ -87,14 +87,31 @@ func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "iolens",
 		Short: "Capture, diagnose, predict, learn and tune the I/O of HPC applications",
-		Long: `iolens works on the I/O of HPC applications. It reads and writes Darshan
-logs: "iolens parse" prints a log as text or JSON, "iolens convert"
-rewrites a log in the current format.
+		Long: `iolens records, explains and predicts the I/O of HPC applications. Its
+logs are Darshan logs: every Darshan tool reads them, and iolens reads
+theirs.
 
-Exit status: 0 success, 1 failure, 2 bad usage.`,
-		Example: `  iolens parse app.darshan
-  iolens parse --json app.darshan > app.jsonl
-  iolens convert old.darshan new.darshan`,
+Capture
+  run        run a program (serial or MPI) and record its POSIX, STDIO,
+             MPI-IO, HDF5 and PnetCDF I/O as Darshan logs (--dxt: traces)
+  merge      turn the collector's per-process stores (a crashed run, a job
+             script that preloads the library itself) into logs
+  collector  build the preload library and print its path, for job scripts
+Read logs
+  parse      print a log as darshan-parser and darshan-dxt-parser do, or JSON
+  convert    rewrite a log of any Darshan 3.x version in the current format
+Diagnose
+  report     root causes of slow I/O and what to change: terminal, JSON, or
+             one offline HTML page with charts of the traces
+Predict
+  static     from C, C++ and Fortran source alone: I/O intensity of every
+             code block, its causes, and fixes as diffs (--fix, --verify)
+
+Exit status: 0 success, 1 failure, 2 bad usage. Every command has --help
+with examples.`,
+		Example: `  iolens run --dxt -- mpiexec -n 4 ./app        # record: one Darshan log per job
+  iolens report *_app_id*.darshan                 # what slowed its I/O, what to change
+  iolens report --html app.html *_app_id*.darshan # the same as a page, with charts`,
 		SilenceErrors:              true,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
@@ -107,9 +124,7 @@ Exit status: 0 success, 1 failure, 2 bad usage.`,
 				}
 				return usagef("%s", msg)
 			}
-			cmd.SetOut(e.stderr)
-			_ = cmd.Help()
-			return usagef("no command given")
+			return cmd.Help()
 		},
 	}
 	root.SetIn(e.stdin)

@@ -200,7 +200,6 @@ func TestBadInput(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	log := "any.darshan"
 	for _, args := range [][]string{
-		{},
 		{"bogus"},
 		{"parse"},
 		{"parse", log, "extra"},
@@ -249,6 +248,30 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(r.stdout, "Examples:") || !strings.Contains(r.stdout, "iolens") {
 			t.Errorf("%v: help has no example:\n%s", args, r.stdout)
 		}
+	}
+}
+
+// TestRootHelp checks that iolens alone prints the help of every command
+// and an example to try.
+func TestRootHelp(t *testing.T) {
+	r := iolens(t)
+	r.want(t, 0)
+	if r.stderr != "" {
+		t.Errorf("stderr: %q", r.stderr)
+	}
+	if h := iolens(t, "--help"); h.stdout != r.stdout {
+		t.Errorf("iolens and iolens --help differ:\n%s\n---\n%s", r.stdout, h.stdout)
+	}
+	for _, c := range newRootCmd(&env{}).Commands() {
+		if c.Name() == "help" || c.Name() == "version" {
+			continue
+		}
+		if !strings.Contains(r.stdout, "\n  "+c.Name()+" ") {
+			t.Errorf("help does not describe %q:\n%s", c.Name(), r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, "Examples:\n  iolens run --dxt -- mpiexec -n 4 ./app ") {
+		t.Errorf("help has no example to try:\n%s", r.stdout)
 	}
 }
 

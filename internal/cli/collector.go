@@ -115,6 +115,7 @@ func runCollectorPath(cmd *cobra.Command, e *env, f *collectorFlags) error {
 		MPICC:   mpicc,
 		Sources: collectorSources,
 		Stderr:  e.stderr,
+		Notice:  e.stderr,
 	})
 	if err != nil {
 		return err

@@ -55,6 +55,7 @@ writes the profiles as JSON.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Stdin, opts.Stdout, opts.Stderr = e.stdin, e.stdout, e.stderr
 			opts.Log.Version = Version
+			opts.Build.Stderr, opts.Build.Notice = e.stderr, e.stderr
 			opts.Functions = functions != ""
 			res, err := collector.Run(cmd.Context(), args, opts)
 			for _, p := range res.Logs {
