@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Job is the job record of a log.
@@ -72,6 +73,9 @@ type Log struct {
 	// tools then report an empty command line.
 	exeComplete bool
 	inflate     inflater
+	// consumed counts the compressed bytes of module regions decompressed
+	// by the log's record readers.
+	consumed atomic.Int64
 }
 
 // OpenFile opens the Darshan log at path. The file stays open until Close.
@@ -326,6 +330,18 @@ func (l *Log) Names() iter.Seq2[uint64, string] {
 			}
 		}
 	}
+}
+
+// Progress reports how far reading the records has come, for progress
+// bars: done is the number of compressed bytes of module regions that the
+// log's record readers have decompressed so far (a region read twice
+// counts twice), total the size of all its module regions. It may be
+// called from any goroutine.
+func (l *Log) Progress() (done, total int64) {
+	for _, g := range l.Header.Modules {
+		total += int64(g.Len)
+	}
+	return l.consumed.Load(), total
 }
 
 // RunTime returns the run time of the job in seconds as the Darshan tools

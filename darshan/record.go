@@ -243,6 +243,7 @@ func (rr *RecordReader) open(m ModuleID, wholeRegion bool, opts ...ReadOption) e
 	if err != nil {
 		return err
 	}
+	rr.inflate.progress = &l.consumed
 	rr.dec = decoder{
 		mod:    m,
 		ver:    ver,

@@ -5,6 +5,7 @@ import (
 	"compress/bzip2"
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zlib"
 )
@@ -19,6 +20,8 @@ const DefaultMaxRegionSize = 4 << 30
 // a time.
 type inflater struct {
 	zr io.ReadCloser
+	// progress, when not nil, counts the compressed bytes consumed.
+	progress *atomic.Int64
 }
 
 // inflateStream reads the decompressed bytes of a region that holds one or
@@ -32,6 +35,7 @@ type inflateStream struct {
 	stream   int       // index of cur among the region's streams
 	n, limit int64     // bytes produced, and the most allowed
 	truncate bool      // at the limit, end quietly rather than fail
+	progress *atomic.Int64
 }
 
 // open returns a stream of the decompressed bytes of src. At most limit
@@ -41,7 +45,7 @@ func (f *inflater) open(src []byte, c Compression, limit int64, truncate bool) *
 	if limit <= 0 {
 		limit = DefaultMaxRegionSize
 	}
-	return &inflateStream{f: f, c: c, src: bytes.NewReader(src), limit: limit, truncate: truncate}
+	return &inflateStream{f: f, c: c, src: bytes.NewReader(src), limit: limit, truncate: truncate, progress: f.progress}
 }
 
 // inflate decompresses all of src (see open) and appends it to dst.
@@ -71,6 +75,16 @@ func (f *inflater) inflate(dst []byte, src []byte, c Compression, limit int64, t
 
 // Read reads decompressed bytes, moving from one stream to the next.
 func (s *inflateStream) Read(p []byte) (int, error) {
+	if s.progress == nil {
+		return s.read(p)
+	}
+	before := s.src.Len()
+	n, err := s.read(p)
+	s.progress.Add(int64(before - s.src.Len()))
+	return n, err
+}
+
+func (s *inflateStream) read(p []byte) (int, error) {
 	for {
 		if s.cur == nil {
 			if s.src.Len() == 0 {

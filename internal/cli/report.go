@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/iolens/iolens/analysis"
+	"github.com/iolens/iolens/darshan"
+	"github.com/iolens/iolens/internal/progress"
 	"github.com/iolens/iolens/report"
 )
 
@@ -86,7 +89,11 @@ func runReport(e *env, f *reportFlags, path string) error {
 		return err
 	}
 	defer l.Close()
+	bar, stop := logProgress(e, l, "analysing the log")
 	rep, err := analysis.Analyze(l, path, cfg)
+	if f.html == "" || err != nil {
+		stop()
+	}
 	if err != nil {
 		return err
 	}
@@ -94,6 +101,12 @@ func runReport(e *env, f *reportFlags, path string) error {
 		return report.JSON(e.stdout, rep)
 	}
 	if f.html != "" {
+		defer stop()
+		if rep.Trace == nil {
+			// The page reads the traces again.
+			_, total := l.Progress()
+			bar.SetTotal(total + int64(l.Header.Modules[darshan.ModDXTPOSIX].Len+l.Header.Modules[darshan.ModDXTMPIIO].Len))
+		}
 		return writeAtomically(f.html, 0o644, func(f *os.File) error {
 			bw := bufio.NewWriter(f)
 			if err := report.HTML(bw, rep, l, report.HTMLOptions{Location: e.loc}); err != nil {
@@ -110,6 +123,21 @@ func runReport(e *env, f *reportFlags, path string) error {
 		}
 	}
 	return report.Text(e.stdout, rep, report.TextOptions{Width: width, Color: color, Location: e.loc})
+}
+
+// logProgress shows, on a terminal, a bar of how much of the module
+// regions of l has been read, until stop is called.
+func logProgress(e *env, l *darshan.Log, desc string) (bar *progress.Bar, stop func()) {
+	_, total := l.Progress()
+	bar = progress.New(e.stderr, total, desc, progress.Bytes)
+	end := bar.Poll(100*time.Millisecond, func() int64 {
+		done, _ := l.Progress()
+		return done
+	})
+	return bar, func() {
+		end()
+		bar.Done()
+	}
 }
 
 // listCodes prints the insight codes as a table.
