@@ -35,10 +35,10 @@ const Delay = 500 * time.Millisecond
 // that callers need not care whether a bar is shown. Its methods may be
 // called from several goroutines.
 type Bar struct {
-	mu     sync.Mutex
-	pb     *progressbar.ProgressBar // nil once done
-	gate   *gate
-	shown  bool // drawn at least once
+	mu    sync.Mutex
+	pb    *progressbar.ProgressBar // nil once done
+	gate  *gate
+	shown bool // drawn at least once
 }
 
 // gate passes writes to w once the work has lasted delay, so that short
