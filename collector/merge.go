@@ -110,6 +110,10 @@ type LogOptions struct {
 	// Mounts is the mount table, in /proc/self/mounts order; nil reads
 	// /proc/self/mounts.
 	Mounts []darshan.Mount
+	// Progress, when not nil, is called as MergeDirs advances, with the
+	// steps done and their total: reading a store is one step, merging it
+	// into its log another.
+	Progress func(done, total int64)
 }
 
 // mergeProc is one process of a group being merged.
@@ -573,7 +577,13 @@ func mountTable(entries []darshan.Mount) []darshan.Mount {
 // cannot be read are left out and their errors, which name the files, are
 // returned joined with the stores that could be read.
 func ReadStores(dirs ...string) ([]*Store, error) {
-	var stores []*Store
+	return readStores(dirs, nil)
+}
+
+// readStores reads the stores of dirs, calling read (when not nil) with the
+// number of stores read so far and the number found.
+func readStores(dirs []string, read func(done, total int64)) ([]*Store, error) {
+	var paths []string
 	var errs []error
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
@@ -582,16 +592,22 @@ func ReadStores(dirs ...string) ([]*Store, error) {
 			continue
 		}
 		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".store") || e.IsDir() {
-				continue
+			if strings.HasSuffix(e.Name(), ".store") && !e.IsDir() {
+				paths = append(paths, filepath.Join(dir, e.Name()))
 			}
-			s, err := ReadStore(filepath.Join(dir, e.Name()))
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			stores = append(stores, s)
 		}
+	}
+	var stores []*Store
+	for i, p := range paths {
+		s, err := ReadStore(p)
+		if read != nil {
+			read(int64(i+1), int64(len(paths)))
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		stores = append(stores, s)
 	}
 	return stores, errors.Join(errs...)
 }
@@ -606,7 +622,15 @@ func ReadStores(dirs ...string) ([]*Store, error) {
 // unreadable stores, the logs that could not be written, or ErrNoData when
 // there is nothing to write.
 func MergeDirs(dirs []string, out string, opts LogOptions) ([]string, error) {
-	stores, err := ReadStores(dirs...)
+	// Progress: reading a store is one step, merging it into its log one
+	// more.
+	var done, total int64
+	stores, err := readStores(dirs, func(read, n int64) {
+		done, total = read, 2*n
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	})
 	errs := []error{err}
 	groups := Groups(stores)
 	if len(groups) == 0 {
@@ -616,11 +640,18 @@ func MergeDirs(dirs []string, out string, opts LogOptions) ([]string, error) {
 	var paths []string
 	for i, g := range groups {
 		path := mergedName(out, i+1)
-		if err := writeFile(path, g, opts); err != nil {
+		err := writeFile(path, g, opts)
+		if done += int64(len(g.Stores)); opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		paths = append(paths, path)
+	}
+	if opts.Progress != nil {
+		opts.Progress(total, total) // stores of processes without I/O are in no log
 	}
 	return paths, errors.Join(errs...)
 }

@@ -394,7 +394,14 @@ func TestMergeDirs(t *testing.T) {
 	}
 
 	out := filepath.Join(outDir, "app.darshan")
-	paths, err := MergeDirs([]string{dir1, dir2}, out, LogOptions{Version: "t", Mounts: testMounts, Compression: darshan.CompressBzip2})
+	var steps [][2]int64
+	paths, err := MergeDirs([]string{dir1, dir2}, out, LogOptions{Version: "t", Mounts: testMounts, Compression: darshan.CompressBzip2,
+		Progress: func(done, total int64) { steps = append(steps, [2]int64{done, total}) }})
+	// Five stores read (the bad one too), then the MPI job's two merged,
+	// then the two non-MPI processes'.
+	if diff := cmp.Diff([][2]int64{{1, 10}, {2, 10}, {3, 10}, {4, 10}, {5, 10}, {7, 10}, {9, 10}, {10, 10}}, steps); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
 	if err == nil || !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), bad) {
 		t.Errorf("error %v, want one naming %s", err, bad)
 	}

@@ -35,6 +35,11 @@ type Options struct {
 	// Procs is the number of processes the program runs with (MPI ranks);
 	// 0 means 1.
 	Procs int
+	// Progress, when not nil, is called as the analysis advances, with the
+	// work done and its total in units of source bytes: parsing a file
+	// counts its size, the rest of the analysis as much as all the files.
+	// Calls come from several goroutines, one at a time.
+	Progress func(done, total int64)
 }
 
 // Result is the analysis of a program.
@@ -171,14 +176,22 @@ func (c Cause) Raw() features.Cause { return c.raw }
 // Analyze parses the source files (see Sources), builds the program
 // dependency graph and scores every block.
 func Analyze(ctx context.Context, files []string, opts Options) (*Result, error) {
-	prog, srcs, err := Parse(ctx, files)
+	prog, srcs, size, err := parseAll(ctx, files, opts.Progress)
 	if err != nil {
 		return nil, err
+	}
+	// The rest of the work is counted as much as parsing: half of it for
+	// the graph, a quarter each for the features and the scores.
+	step := func(done int64) {
+		if opts.Progress != nil {
+			opts.Progress(size+done, 2*size)
+		}
 	}
 	g, err := pdg.Build(prog, pdg.Options{Entry: opts.Entry, Args: opts.Args})
 	if err != nil {
 		return nil, fmt.Errorf("building the program dependency graph: %w", err)
 	}
+	step(size / 2)
 	m := model.Default()
 	if opts.Model != nil {
 		m = *opts.Model
@@ -198,7 +211,10 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Result, error)
 	if g.Entry != nil {
 		res.Entry = g.Entry.Name
 	}
-	res.Blocks = sortBlocks(scoreAll(features.Extract(g, fsys), m, sys))
+	blocks := features.Extract(g, fsys)
+	step(size * 3 / 4)
+	res.Blocks = sortBlocks(scoreAll(blocks, m, sys))
+	step(size)
 	return res, nil
 }
 
@@ -328,14 +344,39 @@ func modelInfo(m model.Model) ModelInfo {
 // Parse parses the source files concurrently, each with the front-end of
 // its language, and returns them as one program in the order given.
 func Parse(ctx context.Context, files []string) (*ir.Program, []SourceFile, error) {
+	prog, srcs, _, err := parseAll(ctx, files, nil)
+	return prog, srcs, err
+}
+
+// parseAll is Parse, also returning the size of the sources, and calling
+// progress (when not nil) after each file with the bytes parsed so far and
+// twice the bytes of all files.
+func parseAll(ctx context.Context, files []string, progress func(done, total int64)) (*ir.Program, []SourceFile, int64, error) {
 	parsed := make([]*ir.File, len(files))
+	sizes := make([]int64, len(files))
 	errs := make([]error, len(files))
+	var total int64
+	if progress != nil {
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				total += st.Size()
+			}
+		}
+	}
+	var mu sync.Mutex
+	var done int64
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				parsed[i], errs[i] = parseFile(files[i])
+				parsed[i], sizes[i], errs[i] = parseFile(files[i])
+				if progress != nil {
+					mu.Lock()
+					done += sizes[i]
+					progress(done, 2*total)
+					mu.Unlock()
+				}
 			}
 		})
 	}
@@ -350,14 +391,16 @@ feed:
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	prog := &ir.Program{}
+	var size int64
 	srcs := make([]SourceFile, 0, len(files))
 	for i, f := range parsed {
 		if errs[i] != nil {
-			return nil, nil, errs[i]
+			return nil, nil, 0, errs[i]
 		}
+		size += sizes[i]
 		prog.Files = append(prog.Files, f)
 		sf := SourceFile{Path: f.Path, Lang: f.Lang, Lines: f.Lines, Errors: []string{}}
 		for _, e := range f.Errors {
@@ -365,16 +408,25 @@ feed:
 		}
 		srcs = append(srcs, sf)
 	}
-	return prog, srcs, nil
+	return prog, srcs, size, nil
 }
 
-func parseFile(path string) (*ir.File, error) {
+// parseFile parses the source at path and returns it with its size.
+func parseFile(path string) (*ir.File, int64, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading source: %w", err)
+		return nil, 0, fmt.Errorf("reading source: %w", err)
 	}
+	f, err := parseSource(path, src)
+	return f, int64(len(src)), err
+}
+
+// parseSource parses src, the source at path, with the front-end of its
+// language.
+func parseSource(path string, src []byte) (*ir.File, error) {
 	lang, ok := LangOf(path)
 	var f *ir.File
+	var err error
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("source %s: not C, C++ or Fortran (by its extension)", path)

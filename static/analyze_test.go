@@ -3,6 +3,7 @@ package static
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -126,5 +127,44 @@ func TestVariablesJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"x99": 1}`), &back); err == nil {
 		t.Error("an unknown variable was accepted")
+	}
+}
+
+// TestAnalyzeProgress checks the progress reported while analysing two
+// files: each file's size once parsed, then the rest of the analysis in
+// steps up to twice their size.
+func TestAnalyzeProgress(t *testing.T) {
+	dir := t.TempDir()
+	src := map[string]string{
+		"main.c": "#include <stdio.h>\nvoid dump(FILE *f);\nint main(void) {\n  FILE *f = fopen(\"out\", \"w\");\n  for (int i = 0; i < 10; i++) dump(f);\n  return fclose(f);\n}\n",
+		"dump.c": "#include <stdio.h>\nvoid dump(FILE *f) { fprintf(f, \"%d\\n\", 1); }\n",
+	}
+	var paths []string
+	var size int64
+	for name, text := range src {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		size += int64(len(text))
+	}
+	var got [][2]int64
+	_, err := Analyze(context.Background(), paths, Options{Progress: func(done, total int64) {
+		got = append(got, [2]int64{done, total})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("progress %v: want 5 calls", got)
+	}
+	first := got[0][0]
+	if first != int64(len(src["main.c"])) && first != int64(len(src["dump.c"])) {
+		t.Errorf("first call %v: want the size of one file", got[0])
+	}
+	want := [][2]int64{{size, 2 * size}, {size + size/2, 2 * size}, {size + size*3/4, 2 * size}, {2 * size, 2 * size}}
+	if diff := cmp.Diff(want, got[1:]); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/iolens/iolens/collector"
 	"github.com/iolens/iolens/darshan"
+	"github.com/iolens/iolens/internal/progress"
 	"github.com/spf13/cobra"
 )
 
@@ -42,7 +43,15 @@ the problems are reported and the exit status is 1.`,
 			if out == "" {
 				return usagef("missing -o OUT")
 			}
-			paths, err := collector.MergeDirs(args, out, collector.LogOptions{Version: Version, Compression: comp.c})
+			bar := progress.New(e.stderr, 0, "merging", progress.Count("steps"))
+			paths, err := collector.MergeDirs(args, out, collector.LogOptions{
+				Version: Version, Compression: comp.c,
+				Progress: func(done, total int64) {
+					bar.SetTotal(total)
+					bar.Set(done)
+				},
+			})
+			bar.Done()
 			for _, p := range paths {
 				fmt.Fprintf(e.stderr, "iolens: log %s\n", p)
 			}

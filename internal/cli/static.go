@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iolens/iolens/internal/progress"
 	"github.com/iolens/iolens/report"
 	"github.com/iolens/iolens/static"
 	"github.com/iolens/iolens/static/model"
@@ -120,7 +121,13 @@ func runStatic(ctx context.Context, e *env, f *staticFlags, paths []string) erro
 	if opts.System, err = sysprof.Probe(ctx, f.storage, sysprof.Options{NoProbe: f.noProbe}); err != nil {
 		return fmt.Errorf("profiling the storage under %s: %w", f.storage, err)
 	}
+	bar := progress.New(e.stderr, 0, "analysing the sources", progress.Percent)
+	opts.Progress = func(done, total int64) {
+		bar.SetTotal(total)
+		bar.Set(done)
+	}
 	res, err := static.Analyze(ctx, files, opts)
+	bar.Done()
 	if err != nil {
 		return err
 	}

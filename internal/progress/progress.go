@@ -16,9 +16,13 @@ import (
 
 // Unit says how the amounts of a bar are printed.
 type Unit struct {
-	bytes bool
-	noun  string
+	bytes, percent bool
+	noun           string
 }
+
+// Percent prints only the share done, for work measured in units that
+// mean nothing to the user.
+var Percent = Unit{percent: true}
 
 // Bytes prints amounts with binary prefixes: "12 MiB/1.0 GiB".
 var Bytes = Unit{bytes: true}
@@ -77,14 +81,14 @@ func newBar(w io.Writer, total int64, desc string, unit Unit, delay, throttle ti
 		progressbar.OptionSetDescription(desc),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(throttle),
-		progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionUseANSICodes(true),
 	}
-	if unit.bytes {
-		opts = append(opts, progressbar.OptionShowBytes(true), progressbar.OptionUseIECUnits(true))
-	} else {
-		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString(unit.noun))
+	switch {
+	case unit.bytes:
+		opts = append(opts, progressbar.OptionShowCount(), progressbar.OptionShowBytes(true), progressbar.OptionUseIECUnits(true))
+	case !unit.percent:
+		opts = append(opts, progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString(unit.noun))
 	}
 	return &Bar{pb: progressbar.NewOptions64(total, opts...), gate: g}
 }

@@ -83,3 +83,12 @@ func TestPoll(t *testing.T) {
 		t.Errorf("done = %d after polling, want 42", got)
 	}
 }
+
+func TestPercent(t *testing.T) {
+	var buf bytes.Buffer
+	b := newBar(&buf, 200, "analysing", Percent, 0, 0)
+	b.Set(50)
+	if out := buf.String(); !strings.Contains(out, "25%") || strings.Contains(out, "50/200") {
+		t.Errorf("bar %q: want 25%% and no count", out)
+	}
+}
