@@ -62,11 +62,18 @@ func TestCollectorBuildAndPath(t *testing.T) {
 	r := iolens(t, "collector", "build")
 	r.want(t, 0)
 	lib := libPath(t, r.stdout, cache)
+	// The first build says it happens, once.
+	if want := "iolens: building the collector for programs without MPI (first use, once)...\n"; r.stderr != want {
+		t.Errorf("stderr of the first build %q, want %q", r.stderr, want)
+	}
 
 	r = iolens(t, "collector", "path")
 	r.want(t, 0)
 	if got := libPath(t, r.stdout, cache); got != lib {
 		t.Errorf("path prints %s, build printed %s", got, lib)
+	}
+	if r.stderr != "" {
+		t.Errorf("stderr without a build: %q", r.stderr)
 	}
 
 	// path builds when the cache is empty.
@@ -88,6 +95,10 @@ func TestCollectorMPI(t *testing.T) {
 		r := iolens(t, "collector", "build", "--mpicc", c.mpicc)
 		r.want(t, 0)
 		lib := libPath(t, r.stdout, cache)
+		name := map[string]string{"openmpi": "Open MPI", "mpich": "MPICH"}[c.flavor]
+		if want := "iolens: building the collector for " + name + " (first use, once)...\n"; !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("stderr of the first build %q, want %q first", r.stderr, want)
+		}
 		if r.stdout == plain.stdout {
 			t.Errorf("--mpicc %s: same library as without MPI", c.mpicc)
 		}
