@@ -33,6 +33,18 @@ var mpiioImpls = []mpiioImpl{
 
 const mpiioMiB = 1 << 20
 
+// forEachMPI runs test in a subtest per MPI implementation, with its mpicc
+// and the collector library built with it.
+func forEachMPI(t *testing.T, test func(t *testing.T, m mpiioImpl, mpicc, lib string)) {
+	for _, m := range mpiioImpls {
+		t.Run(m.flavor, func(t *testing.T) {
+			mpicc := needTool(t, m.mpicc)
+			needTool(t, m.mpiexec)
+			test(t, m, mpicc, testLibrary(t, mpicc))
+		})
+	}
+}
+
 // mpiioJob is one run of a workload under mpiexec with the collector.
 type mpiioJob struct {
 	ranks []*Store // the stores of the MPI job, by rank
@@ -257,24 +269,19 @@ func mpiioWantSegments(t *testing.T, s *Store, id uint64, exact []mpiioSegment, 
 }
 
 func TestMPIIOCounters(t *testing.T) {
-	for _, m := range mpiioImpls {
-		t.Run(m.flavor, func(t *testing.T) {
-			mpicc := needTool(t, m.mpicc)
-			needTool(t, m.mpiexec)
-			lib := testLibrary(t, mpicc)
-			prog := compileWorkload(t, mpicc, "mpiio/basic.c")
-			for _, n := range []int{2, 4} {
-				t.Run(fmt.Sprintf("%d ranks", n), func(t *testing.T) {
-					dir := t.TempDir()
-					run, code := mpiioRun(t, m, lib, n, prog, dir)
-					if code != 0 {
-						t.Fatalf("exit status %d", code)
-					}
-					mpiioCheckBasic(t, run, dir, int64(n))
-				})
-			}
-		})
-	}
+	forEachMPI(t, func(t *testing.T, m mpiioImpl, mpicc, lib string) {
+		prog := compileWorkload(t, mpicc, "mpiio/basic.c")
+		for _, n := range []int{2, 4} {
+			t.Run(fmt.Sprintf("%d ranks", n), func(t *testing.T) {
+				dir := t.TempDir()
+				run, code := mpiioRun(t, m, lib, n, prog, dir)
+				if code != 0 {
+					t.Fatalf("exit status %d", code)
+				}
+				mpiioCheckBasic(t, run, dir, int64(n))
+			})
+		}
+	})
 }
 
 func mpiioCheckBasic(t *testing.T, run *mpiioJob, dir string, n int64) {
@@ -387,107 +394,92 @@ func mpiioSum(v []int64) int64 {
 // TestMPIIOLargeCount checks the large-count (_c) calls of MPI 4.0 and
 // MPI_Init_thread; it is skipped for an MPI without them.
 func TestMPIIOLargeCount(t *testing.T) {
-	for _, m := range mpiioImpls {
-		t.Run(m.flavor, func(t *testing.T) {
-			mpicc := needTool(t, m.mpicc)
-			needTool(t, m.mpiexec)
-			lib := testLibrary(t, mpicc)
-			prog := compileWorkload(t, mpicc, "mpiio/largecount.c")
-			dir := t.TempDir()
-			run, code := mpiioRun(t, m, lib, 2, prog, dir)
-			switch {
-			case code == 77 && m.flavor != FlavorMPICH:
-				t.Skip("this MPI has no large-count calls")
-			case code != 0:
-				t.Fatalf("exit status %d", code)
-			}
-			for r, s := range run.ranks {
-				name := filepath.Join(dir, fmt.Sprintf("large.%d.dat", r))
-				want := mpiioWith(mpiioZero(), map[string]int64{
-					"MPIIO_INDEP_OPENS": 1, "MPIIO_INDEP_READS": 1, "MPIIO_INDEP_WRITES": 1,
-					"MPIIO_COLL_READS": 1, "MPIIO_SPLIT_WRITES": 1, "MPIIO_NB_WRITES": 1,
-					"MPIIO_MODE": 9, "MPIIO_BYTES_READ": 4040, "MPIIO_BYTES_WRITTEN": 4040, "MPIIO_RW_SWITCHES": 2,
-					"MPIIO_SIZE_READ_AGG_0_100": 1, "MPIIO_SIZE_READ_AGG_1K_10K": 1,
-					"MPIIO_SIZE_WRITE_AGG_0_100": 1, "MPIIO_SIZE_WRITE_AGG_100_1K": 1, "MPIIO_SIZE_WRITE_AGG_1K_10K": 1,
-					"MPIIO_ACCESS1_ACCESS": 40, "MPIIO_ACCESS1_COUNT": 2,
-					"MPIIO_ACCESS2_ACCESS": 4000, "MPIIO_ACCESS2_COUNT": 1,
-					"MPIIO_ACCESS3_ACCESS": 3000, "MPIIO_ACCESS3_COUNT": 1,
-					"MPIIO_ACCESS4_ACCESS": 1000, "MPIIO_ACCESS4_COUNT": 1,
-				})
-				rec := mpiioStoreRecord(t, s, darshan.ModMPIIO, name)
-				wantCounters(t, rec, want)
-				mpiioOneOf(t, rec, "MPIIO_MAX_READ_TIME_SIZE", 4000, 40)
-				mpiioOneOf(t, rec, "MPIIO_MAX_WRITE_TIME_SIZE", 3000, 1000, 40)
-				mpiioWantSegments(t, s, rec.ID, []mpiioSegment{
-					{OpWrite, 0, 3000}, {OpWrite, 3000, 1000}, {OpRead, 0, 4000}, {OpRead, 0, 40},
-				}, func(g mpiioSegment) bool { return g.op == OpWrite && g.length == 40 && g.offset == 0 })
-				wantCounters(t, record(t, run.log, darshan.ModMPIIO, name, int64(r)), want)
-			}
-		})
-	}
+	forEachMPI(t, func(t *testing.T, m mpiioImpl, mpicc, lib string) {
+		prog := compileWorkload(t, mpicc, "mpiio/largecount.c")
+		dir := t.TempDir()
+		run, code := mpiioRun(t, m, lib, 2, prog, dir)
+		switch {
+		case code == 77 && m.flavor != FlavorMPICH:
+			t.Skip("this MPI has no large-count calls")
+		case code != 0:
+			t.Fatalf("exit status %d", code)
+		}
+		for r, s := range run.ranks {
+			name := filepath.Join(dir, fmt.Sprintf("large.%d.dat", r))
+			want := mpiioWith(mpiioZero(), map[string]int64{
+				"MPIIO_INDEP_OPENS": 1, "MPIIO_INDEP_READS": 1, "MPIIO_INDEP_WRITES": 1,
+				"MPIIO_COLL_READS": 1, "MPIIO_SPLIT_WRITES": 1, "MPIIO_NB_WRITES": 1,
+				"MPIIO_MODE": 9, "MPIIO_BYTES_READ": 4040, "MPIIO_BYTES_WRITTEN": 4040, "MPIIO_RW_SWITCHES": 2,
+				"MPIIO_SIZE_READ_AGG_0_100": 1, "MPIIO_SIZE_READ_AGG_1K_10K": 1,
+				"MPIIO_SIZE_WRITE_AGG_0_100": 1, "MPIIO_SIZE_WRITE_AGG_100_1K": 1, "MPIIO_SIZE_WRITE_AGG_1K_10K": 1,
+				"MPIIO_ACCESS1_ACCESS": 40, "MPIIO_ACCESS1_COUNT": 2,
+				"MPIIO_ACCESS2_ACCESS": 4000, "MPIIO_ACCESS2_COUNT": 1,
+				"MPIIO_ACCESS3_ACCESS": 3000, "MPIIO_ACCESS3_COUNT": 1,
+				"MPIIO_ACCESS4_ACCESS": 1000, "MPIIO_ACCESS4_COUNT": 1,
+			})
+			rec := mpiioStoreRecord(t, s, darshan.ModMPIIO, name)
+			wantCounters(t, rec, want)
+			mpiioOneOf(t, rec, "MPIIO_MAX_READ_TIME_SIZE", 4000, 40)
+			mpiioOneOf(t, rec, "MPIIO_MAX_WRITE_TIME_SIZE", 3000, 1000, 40)
+			mpiioWantSegments(t, s, rec.ID, []mpiioSegment{
+				{OpWrite, 0, 3000}, {OpWrite, 3000, 1000}, {OpRead, 0, 4000}, {OpRead, 0, 40},
+			}, func(g mpiioSegment) bool { return g.op == OpWrite && g.length == 40 && g.offset == 0 })
+			wantCounters(t, record(t, run.log, darshan.ModMPIIO, name, int64(r)), want)
+		}
+	})
 }
 
 // TestMPIIOFortran runs a Fortran workload: Open MPI's Fortran bindings
 // call MPI_Init and the MPI-IO functions by their PMPI_ names.
 func TestMPIIOFortran(t *testing.T) {
-	for _, m := range mpiioImpls {
-		t.Run(m.flavor, func(t *testing.T) {
-			mpicc := needTool(t, m.mpicc)
-			mpifort := needTool(t, m.mpifort)
-			needTool(t, m.mpiexec)
-			lib := testLibrary(t, mpicc)
-			prog := compileWorkload(t, mpifort, "mpiio/fortran.f90")
-			dir := t.TempDir()
-			run, code := mpiioRun(t, m, lib, 2, prog, dir)
-			if code != 0 {
-				t.Fatalf("exit status %d", code)
-			}
-			for r := range run.ranks {
-				name := filepath.Join(dir, fmt.Sprintf("fortran.%d.dat", r))
-				wantCounters(t, record(t, run.log, darshan.ModMPIIO, name, int64(r)), mpiioWith(mpiioZero(), map[string]int64{
-					"MPIIO_INDEP_OPENS": 1, "MPIIO_INDEP_WRITES": 4, "MPIIO_MODE": 5,
-					"MPIIO_BYTES_WRITTEN": 4000, "MPIIO_SIZE_WRITE_AGG_100_1K": 4,
-					"MPIIO_ACCESS1_ACCESS": 1000, "MPIIO_ACCESS1_COUNT": 4, "MPIIO_MAX_WRITE_TIME_SIZE": 1000,
-				}))
-				mpiioWantSegments(t, run.ranks[r], mpiioStoreRecord(t, run.ranks[r], darshan.ModMPIIO, name).ID,
-					[]mpiioSegment{{OpWrite, 0, 1000}, {OpWrite, 1000, 1000}, {OpWrite, 2000, 1000}, {OpWrite, 3000, 1000}}, nil)
-			}
-		})
-	}
+	forEachMPI(t, func(t *testing.T, m mpiioImpl, mpicc, lib string) {
+		mpifort := needTool(t, m.mpifort)
+		prog := compileWorkload(t, mpifort, "mpiio/fortran.f90")
+		dir := t.TempDir()
+		run, code := mpiioRun(t, m, lib, 2, prog, dir)
+		if code != 0 {
+			t.Fatalf("exit status %d", code)
+		}
+		for r := range run.ranks {
+			name := filepath.Join(dir, fmt.Sprintf("fortran.%d.dat", r))
+			wantCounters(t, record(t, run.log, darshan.ModMPIIO, name, int64(r)), mpiioWith(mpiioZero(), map[string]int64{
+				"MPIIO_INDEP_OPENS": 1, "MPIIO_INDEP_WRITES": 4, "MPIIO_MODE": 5,
+				"MPIIO_BYTES_WRITTEN": 4000, "MPIIO_SIZE_WRITE_AGG_100_1K": 4,
+				"MPIIO_ACCESS1_ACCESS": 1000, "MPIIO_ACCESS1_COUNT": 4, "MPIIO_MAX_WRITE_TIME_SIZE": 1000,
+			}))
+			mpiioWantSegments(t, run.ranks[r], mpiioStoreRecord(t, run.ranks[r], darshan.ModMPIIO, name).ID,
+				[]mpiioSegment{{OpWrite, 0, 1000}, {OpWrite, 1000, 1000}, {OpWrite, 2000, 1000}, {OpWrite, 3000, 1000}}, nil)
+		}
+	})
 }
 
 // TestMPIIODlopen runs a program that loads MPI with dlopen(RTLD_LOCAL)
 // after start-up (as Python does): the library must find the MPI functions
 // and Open MPI's predefined handles at run time.
 func TestMPIIODlopen(t *testing.T) {
-	for _, m := range mpiioImpls {
-		t.Run(m.flavor, func(t *testing.T) {
-			mpicc := needTool(t, m.mpicc)
-			needTool(t, m.mpiexec)
-			lib := testLibrary(t, mpicc)
-			mpiPart := compileWorkload(t, mpicc, "mpiio/dlopen_lib.c", "-shared", "-fPIC")
-			prog := compileWorkload(t, "cc", "mpiio/dlopen.c", "-ldl")
-			dir := t.TempDir()
-			run, code := mpiioRun(t, m, lib, 2, prog, mpiPart, dir)
-			if code != 0 {
-				t.Fatalf("exit status %d", code)
-			}
-			name := filepath.Join(dir, "dlopen.dat")
-			perRank := mpiioWith(mpiioZero(), map[string]int64{
-				"MPIIO_COLL_OPENS": 1, "MPIIO_COLL_WRITES": 1, "MPIIO_MODE": 9,
-				"MPIIO_BYTES_WRITTEN": 100, "MPIIO_SIZE_WRITE_AGG_0_100": 1,
-				"MPIIO_ACCESS1_ACCESS": 100, "MPIIO_ACCESS1_COUNT": 1, "MPIIO_MAX_WRITE_TIME_SIZE": 100,
-			})
-			for r, s := range run.ranks {
-				rec := mpiioStoreRecord(t, s, darshan.ModMPIIO, name)
-				wantCounters(t, rec, perRank)
-				mpiioWantSegments(t, s, rec.ID, []mpiioSegment{{OpWrite, int64(r) * 100, 100}}, nil)
-			}
-			wantCounters(t, record(t, run.log, darshan.ModMPIIO, name, -1), mpiioWith(mpiioZero(), map[string]int64{
-				"MPIIO_COLL_OPENS": 2, "MPIIO_COLL_WRITES": 2, "MPIIO_MODE": 9,
-				"MPIIO_BYTES_WRITTEN": 200, "MPIIO_SIZE_WRITE_AGG_0_100": 2,
-				"MPIIO_ACCESS1_ACCESS": 100, "MPIIO_ACCESS1_COUNT": 2, "MPIIO_MAX_WRITE_TIME_SIZE": 100,
-			}))
+	forEachMPI(t, func(t *testing.T, m mpiioImpl, mpicc, lib string) {
+		mpiPart := compileWorkload(t, mpicc, "mpiio/dlopen_lib.c", "-shared", "-fPIC")
+		prog := compileWorkload(t, "cc", "mpiio/dlopen.c", "-ldl")
+		dir := t.TempDir()
+		run, code := mpiioRun(t, m, lib, 2, prog, mpiPart, dir)
+		if code != 0 {
+			t.Fatalf("exit status %d", code)
+		}
+		name := filepath.Join(dir, "dlopen.dat")
+		perRank := mpiioWith(mpiioZero(), map[string]int64{
+			"MPIIO_COLL_OPENS": 1, "MPIIO_COLL_WRITES": 1, "MPIIO_MODE": 9,
+			"MPIIO_BYTES_WRITTEN": 100, "MPIIO_SIZE_WRITE_AGG_0_100": 1,
+			"MPIIO_ACCESS1_ACCESS": 100, "MPIIO_ACCESS1_COUNT": 1, "MPIIO_MAX_WRITE_TIME_SIZE": 100,
 		})
-	}
+		for r, s := range run.ranks {
+			rec := mpiioStoreRecord(t, s, darshan.ModMPIIO, name)
+			wantCounters(t, rec, perRank)
+			mpiioWantSegments(t, s, rec.ID, []mpiioSegment{{OpWrite, int64(r) * 100, 100}}, nil)
+		}
+		wantCounters(t, record(t, run.log, darshan.ModMPIIO, name, -1), mpiioWith(mpiioZero(), map[string]int64{
+			"MPIIO_COLL_OPENS": 2, "MPIIO_COLL_WRITES": 2, "MPIIO_MODE": 9,
+			"MPIIO_BYTES_WRITTEN": 200, "MPIIO_SIZE_WRITE_AGG_0_100": 2,
+			"MPIIO_ACCESS1_ACCESS": 100, "MPIIO_ACCESS1_COUNT": 2, "MPIIO_MAX_WRITE_TIME_SIZE": 100,
+		}))
+	})
 }

@@ -250,43 +250,38 @@ func TestSTDIOFork(t *testing.T) {
 // under Darshan.
 func TestSTDIOMPIStandardStreams(t *testing.T) {
 	const n = 4
-	for _, m := range mpiioImpls {
-		t.Run(m.flavor, func(t *testing.T) {
-			mpicc := needTool(t, m.mpicc)
-			needTool(t, m.mpiexec)
-			lib := testLibrary(t, mpicc)
-			prog := compileWorkload(t, mpicc, "stdio/mpi_stdout.c")
-			stdout := map[string]int64{"STDIO_WRITES": 1, "STDIO_FLUSHES": 1, "STDIO_BYTES_WRITTEN": 23, "STDIO_MAX_BYTE_WRITTEN": 22}
+	forEachMPI(t, func(t *testing.T, m mpiioImpl, mpicc, lib string) {
+		prog := compileWorkload(t, mpicc, "stdio/mpi_stdout.c")
+		stdout := map[string]int64{"STDIO_WRITES": 1, "STDIO_FLUSHES": 1, "STDIO_BYTES_WRITTEN": 23, "STDIO_MAX_BYTE_WRITTEN": 22}
 
-			t.Run("rank 0 alone", func(t *testing.T) {
-				run, code := mpiioRun(t, m, lib, n, prog)
-				if code != 0 {
-					t.Fatalf("exit status %d", code)
-				}
-				for r, s := range run.ranks[1:] {
-					for _, rec := range s.Records {
-						if rec.Module == darshan.ModSTDIO {
-							t.Errorf("rank %d: STDIO record %q, want none", r+1, s.Names[rec.ID])
-						}
+		t.Run("rank 0 alone", func(t *testing.T) {
+			run, code := mpiioRun(t, m, lib, n, prog)
+			if code != 0 {
+				t.Fatalf("exit status %d", code)
+			}
+			for r, s := range run.ranks[1:] {
+				for _, rec := range s.Records {
+					if rec.Module == darshan.ModSTDIO {
+						t.Errorf("rank %d: STDIO record %q, want none", r+1, s.Names[rec.ID])
 					}
 				}
-				wantCounters(t, record(t, run.log, darshan.ModSTDIO, "<STDOUT>", 0), mpiioWith(stdout, map[string]int64{"STDIO_OPENS": 1}))
-				wantSTDIONames(t, run.log, "<STDOUT>")
-			})
-
-			t.Run("every rank", func(t *testing.T) {
-				dir := t.TempDir()
-				run, code := mpiioRun(t, m, lib, n, prog, dir)
-				if code != 0 {
-					t.Fatalf("exit status %d", code)
-				}
-				wantCounters(t, record(t, run.log, darshan.ModSTDIO, "<STDOUT>", -1), mpiioWith(stdout, map[string]int64{"STDIO_OPENS": n}))
-				for r := range int64(n) {
-					wantCounters(t, record(t, run.log, darshan.ModSTDIO, filepath.Join(dir, fmt.Sprintf("rank-%d.txt", r)), r), map[string]int64{
-						"STDIO_OPENS": 1, "STDIO_WRITES": 1, "STDIO_BYTES_WRITTEN": 7,
-					})
-				}
-			})
+			}
+			wantCounters(t, record(t, run.log, darshan.ModSTDIO, "<STDOUT>", 0), mpiioWith(stdout, map[string]int64{"STDIO_OPENS": 1}))
+			wantSTDIONames(t, run.log, "<STDOUT>")
 		})
-	}
+
+		t.Run("every rank", func(t *testing.T) {
+			dir := t.TempDir()
+			run, code := mpiioRun(t, m, lib, n, prog, dir)
+			if code != 0 {
+				t.Fatalf("exit status %d", code)
+			}
+			wantCounters(t, record(t, run.log, darshan.ModSTDIO, "<STDOUT>", -1), mpiioWith(stdout, map[string]int64{"STDIO_OPENS": n}))
+			for r := range int64(n) {
+				wantCounters(t, record(t, run.log, darshan.ModSTDIO, filepath.Join(dir, fmt.Sprintf("rank-%d.txt", r)), r), map[string]int64{
+					"STDIO_OPENS": 1, "STDIO_WRITES": 1, "STDIO_BYTES_WRITTEN": 7,
+				})
+			}
+		})
+	})
 }

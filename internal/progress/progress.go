@@ -95,26 +95,24 @@ func newBar(w io.Writer, total int64, desc string, unit Unit, delay, throttle ti
 
 // Set records that done units of the work are done.
 func (b *Bar) Set(done int64) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.pb != nil {
-		_ = b.pb.Set64(min(done, b.pb.GetMax64()))
-		b.shown = b.shown || b.gate.open()
-	}
+	b.move(func(int64) int64 { return done })
 }
 
 // Add records that n more units are done.
 func (b *Bar) Add(n int64) {
+	b.move(func(cur int64) int64 { return cur + n })
+}
+
+// move sets the amount done to next(the amount done so far), at most the
+// total, and draws the bar.
+func (b *Bar) move(next func(cur int64) int64) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.pb != nil {
-		_ = b.pb.Set64(min(b.pb.State().CurrentNum+n, b.pb.GetMax64()))
+		_ = b.pb.Set64(min(next(b.pb.State().CurrentNum), b.pb.GetMax64()))
 		b.shown = b.shown || b.gate.open()
 	}
 }
