@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/iolens/iolens/darshan"
 )
 
@@ -139,6 +142,12 @@ func TestStragglerInPhase(t *testing.T) {
 	checkSubjects(t, in, Subject{Rank: rk(3), Value: 3, Unit: "s above the phase median"})
 	if p := rep.Phases[0]; p.SlowestRank != 3 || p.FastestRank != 0 || p.Bytes != 40*MiB || p.Operations != 40 {
 		t.Errorf("phase %+v", p)
+	}
+	// The module's totals in the job summary are those of its operations:
+	// 10 writes of 1 MiB per rank, 0.1 s each (0.4 s on rank 3).
+	want := []Module{{Name: "DXT_POSIX", Files: 1, BytesWritten: 40 * MiB, Writes: 40, Time: 7}}
+	if diff := cmp.Diff(want, rep.Job.Modules, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("modules (-want +got):\n%s", diff)
 	}
 	in = insight(t, rep, "D06")
 	checkMessage(t, in, "Ranks spend 1.75% of the 100.00 s run in traced I/O on average (4 rank(s), from 1.00% to 4.00%)")

@@ -53,6 +53,8 @@ func (m *metrics) addTrace(id darshan.ModuleID, r *darshan.Record) {
 		m.traceFiles[r.ID] = fi
 	}
 	rank := int32(r.Rank)
+	// The module's totals are those of its traced operations.
+	ms := &m.mods[id]
 	for k, segs := range [2][]darshan.Segment{r.DXT.Reads, r.DXT.Writes} {
 		if len(segs) == 0 {
 			continue
@@ -63,7 +65,13 @@ func (m *metrics) addTrace(id darshan.ModuleID, r *darshan.Record) {
 			s := &segs[i]
 			ops[i] = traceOp{s.Start, s.End, s.Offset, s.Length}
 			b += max(s.Length, 0)
+			ms.time += max(s.End-s.Start, 0)
 			m.traceBounds.add(r.Rank, s)
+		}
+		if k == 0 {
+			ms.reads, ms.bytesR = ms.reads+int64(len(segs)), ms.bytesR+b
+		} else {
+			ms.writes, ms.bytesW = ms.writes+int64(len(segs)), ms.bytesW+b
 		}
 		ts.runs = append(ts.runs, traceRun{ops: ops, rank: rank, rank64: r.Rank, file: fi, write: k == 1})
 		ts.ops += int64(len(ops))
