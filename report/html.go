@@ -53,7 +53,8 @@ var pageTemplate = template.Must(template.New("report.html.tmpl").Funcs(template
 		}
 		return fmt.Sprintf("rank %d", *r)
 	},
-	"join": strings.Join,
+	"join":      strings.Join,
+	"hasPrefix": strings.HasPrefix,
 }).ParseFS(assets, "assets/report.html.tmpl"))
 
 // page is what the template renders.
