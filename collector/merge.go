@@ -110,6 +110,10 @@ type LogOptions struct {
 	// Mounts is the mount table, in /proc/self/mounts order; nil reads
 	// /proc/self/mounts.
 	Mounts []darshan.Mount
+	// DXTThreads keeps the id of the calling thread in DXT segments
+	// (darshan.WriterOptions.DXTThreads): such logs are read only by
+	// Darshan newer than 3.5.0.
+	DXTThreads bool
 	// Progress, when not nil, is called as MergeDirs advances, with the
 	// steps done and their total: reading a store is one step, merging it
 	// into its log another.
@@ -220,7 +224,7 @@ func writeLog(w io.WriterAt, g Group, opts LogOptions) error {
 	mods[darshan.ModDXTPOSIX], mods[darshan.ModDXTMPIIO] = dxtRecords(procs)
 	mods[darshan.ModHeatmap] = heatmapRecords(procs, g.MPI)
 
-	wr := darshan.NewWriter(w, darshan.WriterOptions{Compression: opts.Compression, Fast: true})
+	wr := darshan.NewWriter(w, darshan.WriterOptions{Compression: opts.Compression, Fast: true, DXTThreads: opts.DXTThreads})
 	if err := wr.WriteJob(job, jobCommandLine(first.Header.Cmdline), mounts); err != nil {
 		return err
 	}

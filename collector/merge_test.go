@@ -175,7 +175,10 @@ func TestWriteLogMPI(t *testing.T) {
 	if len(groups) != 1 || !groups[0].MPI {
 		t.Fatalf("groups %+v", groups)
 	}
-	c := writeGroup(t, groups[0], LogOptions{Version: "1.2.3", Mounts: testMounts})
+	c := writeGroup(t, groups[0], LogOptions{Version: "1.2.3", Mounts: testMounts, DXTThreads: true})
+	if v := c.log.Header.ModuleVersions; v[darshan.ModDXTPOSIX] != 2 {
+		t.Errorf("DXT_POSIX version %d with thread ids, want 2", v[darshan.ModDXTPOSIX])
+	}
 	l := c.log
 
 	wantJob := darshan.Job{UID: 1000, StartTime: testStartSec, StartNsec: testStartNsec,
@@ -259,6 +262,10 @@ func TestWriteLogNonMPI(t *testing.T) {
 		t.Fatalf("groups %+v", groups)
 	}
 	c := writeGroup(t, groups[0], LogOptions{Mounts: []darshan.Mount{}})
+	// By default, the module versions of Darshan 3.5.0: no thread ids.
+	if v := c.log.Header.ModuleVersions; v[darshan.ModPOSIX] != 4 || v[darshan.ModDXTMPIIO] != 2 || v[darshan.ModHeatmap] != 1 {
+		t.Errorf("module versions POSIX %d, DXT_MPIIO %d, HEATMAP %d; want 4, 2, 1", v[darshan.ModPOSIX], v[darshan.ModDXTMPIIO], v[darshan.ModHeatmap])
+	}
 	wantJob := darshan.Job{UID: 1000, StartTime: testStartSec, StartNsec: testStartNsec,
 		EndTime: testStartSec + 3, EndNsec: testStartNsec, NProcs: 2, JobID: 200,
 		Metadata: "lib_ver=iolens-dev\nhostnames=node1,hostB\n"}
@@ -274,8 +281,8 @@ func TestWriteLogNonMPI(t *testing.T) {
 		mkRecord(darshan.ModPOSIX, id, 1, cv{"POSIX_OPENS": 1, "POSIX_F_OPEN_START_TIMESTAMP": 1.5}),
 	})
 	sameRecords(t, "DXT_MPIIO", c.recs[darshan.ModDXTMPIIO], []*darshan.Record{
-		{Module: darshan.ModDXTMPIIO, ID: id, Rank: 0, DXT: &darshan.Trace{Hostname: "node1", ThreadIDs: true,
-			Writes: []darshan.Segment{{Offset: -1, Length: 8, Start: 0.25, End: 0.5, ThreadID: 1}}}},
+		{Module: darshan.ModDXTMPIIO, ID: id, Rank: 0, DXT: &darshan.Trace{Hostname: "node1",
+			Writes: []darshan.Segment{{Offset: -1, Length: 8, Start: 0.25, End: 0.5}}}},
 	})
 	// Each process uses its own run time for its heatmaps: 2 s → 20 bins.
 	hm := c.recs[darshan.ModHeatmap]

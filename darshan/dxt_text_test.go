@@ -75,11 +75,12 @@ func (m *memLog) WriteAt(p []byte, off int64) (int, error) {
 
 // writeLog writes a log holding the records given per module (in module
 // order), with the names of files under a Lustre mount, flags the modules
-// in partial as incomplete, and opens it.
+// in partial as incomplete, and opens it. DXT segments keep their thread
+// ids.
 func writeLog(t *testing.T, recs map[darshan.ModuleID][]*darshan.Record, names map[uint64]string, partial ...darshan.ModuleID) *darshan.Log {
 	t.Helper()
 	f := &memLog{}
-	w := darshan.NewWriter(f, darshan.WriterOptions{})
+	w := darshan.NewWriter(f, darshan.WriterOptions{DXTThreads: true})
 	job := darshan.Job{UID: 1000, StartTime: 1700000000, EndTime: 1700000010, NProcs: 1, JobID: 42}
 	check := func(err error) {
 		t.Helper()

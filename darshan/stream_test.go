@@ -77,7 +77,7 @@ func TestStreamingLargeRecords(t *testing.T) {
 		recs[ModDXTPOSIX] = append(recs[ModDXTPOSIX], &Record{Module: ModDXTPOSIX, ID: uint64(1000 + i), Rank: int64(i), DXT: tr})
 	}
 	for _, comp := range writerCompressions {
-		f := writeHandBuilt(t, comp, recs, names, nil)
+		f := writeHandBuilt(t, WriterOptions{Compression: comp}, recs, names, nil)
 		l := f.open(t)
 		for _, m := range []ModuleID{ModPOSIX, ModDXTPOSIX} {
 			w, err := recordsOf(t, l, m, true)
@@ -104,7 +104,7 @@ func TestStreamingDamage(t *testing.T) {
 	for i := range 5000 {
 		recs[ModPOSIX] = append(recs[ModPOSIX], countedRecord(ModPOSIX, uint64(i+1), int64(i), int64(i)*3))
 	}
-	f := writeHandBuilt(t, CompressZlib, recs, map[uint64]string{}, nil)
+	f := writeHandBuilt(t, WriterOptions{}, recs, map[uint64]string{}, nil)
 	l := f.open(t)
 	g := l.Header.Modules[ModPOSIX]
 	for _, keep := range []uint64{g.Len / 2, g.Len - 5, 100} {

@@ -59,6 +59,12 @@ type WriterOptions struct {
 	// logs are a little larger and written several times faster, which
 	// suits logs written at the end of a run.
 	Fast bool
+	// DXTThreads writes DXT segments with the id of the calling thread:
+	// DXT_POSIX version 2 and DXT_MPIIO version 3, which only Darshan
+	// newer than 3.5.0 reads. Without it, DXT_POSIX version 1 and
+	// DXT_MPIIO version 2 are written, as by every Darshan release from
+	// 3.2.0 to 3.5.0, and thread ids are left out.
+	DXTThreads bool
 }
 
 // Writer writes a Darshan log in the current format (3.41), little-endian
@@ -75,8 +81,9 @@ type WriterOptions struct {
 // SetPartial may be called at any time before Close. Each region is one
 // compressed stream; regions are contiguous, starting with the job region
 // right after the 1328-byte header. Records are written in the current
-// record version of their module ([Module.Version]). A module that receives
-// no record gets no region and version 0.
+// record version of their module ([Module.Version]; for DXT see
+// [WriterOptions.DXTThreads]). A module begun without records gets an
+// empty region.
 //
 // A call rejected for bad arguments or order leaves the Writer usable; an
 // I/O error (or a bad name in WriteNames) makes every later call fail with
@@ -93,6 +100,8 @@ type Writer struct {
 	pos  uint64   // file offset where the next region starts
 	out  regionStream
 	buf  []byte // encoding scratch, reused for every record
+	// threads writes DXT segments with thread ids (WriterOptions.DXTThreads).
+	threads bool
 }
 
 type writerState uint8
@@ -108,7 +117,7 @@ const (
 // w should be empty (a converted log shorter than earlier content would
 // leave stale bytes at its end).
 func NewWriter(w io.WriterAt, opts WriterOptions) *Writer {
-	wr := &Writer{w: w, cur: -1, pos: headerSize341}
+	wr := &Writer{w: w, cur: -1, pos: headerSize341, threads: opts.DXTThreads}
 	wr.hdr.Compression = opts.Compression
 	wr.out.comp = opts.Compression
 	wr.out.fast = opts.Fast
@@ -278,15 +287,31 @@ func (w *Writer) endModule() error {
 	if w.cur < 0 {
 		return nil
 	}
+	// A module without records still gets its (empty) region, so that
+	// converting a log keeps every region it has.
+	if err := w.writeData(nil); err != nil {
+		return w.fail(partError("module "+w.cur.String(), err))
+	}
 	g, err := w.endRegion()
 	if err != nil {
 		return w.fail(partError("module "+w.cur.String(), err))
 	}
-	if w.nrec > 0 {
-		w.hdr.Modules[w.cur] = g
-		w.hdr.ModuleVersions[w.cur] = modules[w.cur].Version
-	}
+	w.hdr.Modules[w.cur] = g
+	w.hdr.ModuleVersions[w.cur] = w.version(w.cur)
 	return nil
+}
+
+// version returns the record version the Writer writes for module m: the
+// newest, except for DXT without thread ids.
+func (w *Writer) version(m ModuleID) uint32 {
+	switch {
+	case w.threads:
+	case m == ModDXTPOSIX:
+		return 1
+	case m == ModDXTMPIIO:
+		return 2
+	}
+	return modules[m].Version
 }
 
 // WriteRecord appends r, a record of the module begun last, to its region.
@@ -296,8 +321,8 @@ func (w *Writer) endModule() error {
 // fit the format (see [Record]). For LUSTRE records the two counters are
 // recomputed from r.Lustre, whose unused components (stripe size -1) and
 // everything after them are left out; the counters are kept as given only
-// for a record without components. DXT segments are always written with
-// their thread ids.
+// for a record without components. DXT segments carry their thread ids
+// only with WriterOptions.DXTThreads.
 func (w *Writer) WriteRecord(r *Record) error {
 	if w.cur < 0 || w.state != stateModules {
 		if err := w.usable("record"); err != nil {
@@ -351,10 +376,16 @@ func (w *Writer) Close() error {
 // Convert rewrites the log src into dst in the current format (3.41) with
 // the given options: job record, command line, mount table, every name,
 // the records of every known module (read without [ReferenceQuirks] and
-// converted to the current record versions) and the partial flags. Regions
-// of modules unknown to this package are dropped. The mount table is
-// written so that reading dst yields src.Mounts in the same order.
+// converted to the current record versions; DXT segments keep their thread
+// ids when src has them) and the partial flags. Every region of a known
+// module is kept, empty ones included; regions of modules unknown to this
+// package are dropped. The mount table is written so that reading dst
+// yields src.Mounts in the same order.
 func Convert(dst io.WriterAt, src *Log, opts WriterOptions) error {
+	v := src.Header.ModuleVersions
+	if src.Header.Modules[ModDXTPOSIX].Len > 0 && v[ModDXTPOSIX] >= 2 || src.Header.Modules[ModDXTMPIIO].Len > 0 && v[ModDXTMPIIO] >= 3 {
+		opts.DXTThreads = true
+	}
 	w := NewWriter(dst, opts)
 	mounts := slices.Clone(src.Mounts)
 	slices.Reverse(mounts)
@@ -457,12 +488,13 @@ func checkMount(m Mount) error {
 // version and little-endian, to a buffer and is the inverse of its decoder.
 
 const (
-	baseRecordSize = 16 // record id and rank
-	dxtSegmentSize = 40
-	lustreCompSize = 72
-	lustreFixed    = 32
-	mdhimFixed     = 96
-	heatmapFixed   = 48
+	baseRecordSize    = 16 // record id and rank
+	dxtSegmentSize    = 40 // with the thread id
+	dxtOldSegmentSize = 32 // without (DXT_POSIX 1, DXT_MPIIO 1 and 2)
+	lustreCompSize    = 72
+	lustreFixed       = 32
+	mdhimFixed        = 96
+	heatmapFixed      = 48
 )
 
 var outOrder = binary.LittleEndian
@@ -484,7 +516,7 @@ func (w *Writer) encode(r *Record) ([]byte, error) {
 	case ModLustre:
 		return appendLustre(b, r)
 	case ModDXTPOSIX, ModDXTMPIIO:
-		return appendDXT(b, r)
+		return appendDXT(b, r, w.threads)
 	case ModMDHIM:
 		return appendMDHIM(b, r)
 	case ModHeatmap:
@@ -637,31 +669,39 @@ func usedComponents(l *Lustre) ([]LustreComponent, []int64) {
 	return l.Components[:i], l.OSTs[:n]
 }
 
-// appendDXT encodes a DXT_POSIX version 2 or DXT_MPIIO version 3 record.
-func appendDXT(b []byte, r *Record) ([]byte, error) {
+// appendDXT encodes a DXT record: segments with thread ids (DXT_POSIX
+// version 2, DXT_MPIIO version 3) when threads is set, else without
+// (DXT_POSIX 1, DXT_MPIIO 2).
+func appendDXT(b []byte, r *Record, threads bool) ([]byte, error) {
 	t := r.DXT
 	if t == nil {
 		return b, errorf(ErrInvalidRecord, "%s record without a trace", r.Module)
 	}
-	size := dxtHeaderSize + dxtSegmentSize*(len(t.Writes)+len(t.Reads))
+	seg := dxtOldSegmentSize
+	if threads {
+		seg = dxtSegmentSize
+	}
+	size := dxtHeaderSize + seg*(len(t.Writes)+len(t.Reads))
 	b, rec := appendBase(b, r, size)
 	if err := putCString(rec[24:88], t.Hostname, "DXT hostname"); err != nil {
 		return b, err
 	}
 	outOrder.PutUint64(rec[88:], uint64(len(t.Writes)))
 	outOrder.PutUint64(rec[96:], uint64(len(t.Reads)))
-	putSegments(putSegments(rec[dxtHeaderSize:], t.Writes), t.Reads)
+	putSegments(putSegments(rec[dxtHeaderSize:], t.Writes, seg), t.Reads, seg)
 	return b, nil
 }
 
-// putSegments stores segs with their thread ids at dst and returns the rest
-// of dst.
-func putSegments(dst []byte, segs []Segment) []byte {
+// putSegments stores segs at dst, seg bytes each (with their thread ids
+// when seg is dxtSegmentSize), and returns the rest of dst.
+func putSegments(dst []byte, segs []Segment, seg int) []byte {
 	for _, s := range segs {
 		putInt64s(dst, []int64{s.Offset, s.Length})
 		putFloat64s(dst[16:], []float64{s.Start, s.End})
-		outOrder.PutUint64(dst[32:], s.ThreadID)
-		dst = dst[dxtSegmentSize:]
+		if seg == dxtSegmentSize {
+			outOrder.PutUint64(dst[32:], s.ThreadID)
+		}
+		dst = dst[seg:]
 	}
 	return dst
 }

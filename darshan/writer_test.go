@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"github.com/iolens/iolens/internal/fixture"
 	"maps"
 	"math"
@@ -102,10 +103,19 @@ func namesInOrder(l *Log) []writerName {
 	return out
 }
 
+// release350Versions are the record versions the Darshan 3.5.0 runtime
+// writes, by module (docs/format/darshan-log-format.md, §7.1).
+var release350Versions = [NumKnownModules]uint32{
+	ModNull: 1, ModPOSIX: 4, ModMPIIO: 3, ModH5F: 3, ModH5D: 2, ModPnetCDFFile: 3, ModPnetCDFVar: 1,
+	ModBGQ: 2, ModLustre: 2, ModSTDIO: 2, ModDXTPOSIX: 1, ModDXTMPIIO: 2, ModMDHIM: 1, ModAPXC: 1,
+	ModAPMPI: 1, ModHeatmap: 1, ModDFS: 1, ModDAOS: 1,
+}
+
 // checkWrittenLayout checks the header bytes of a written log: version, magic,
 // compression, contiguous regions covering the file, and module versions.
-func checkWrittenLayout(t *testing.T, b []byte, comp Compression) {
+func checkWrittenLayout(t *testing.T, b []byte, opts WriterOptions) {
 	t.Helper()
+	comp := opts.Compression
 	if len(b) < headerSize341 {
 		t.Fatalf("log of %d bytes", len(b))
 	}
@@ -133,12 +143,23 @@ func checkWrittenLayout(t *testing.T, b []byte, comp Compression) {
 	}
 	for m := 0; m < MaxModules; m++ {
 		g, ver := region(48+16*m), le.Uint32(b[1072+4*m:])
+		want := uint32(0)
+		if m < NumKnownModules {
+			want = release350Versions[m]
+			if opts.DXTThreads && ModuleID(m) == ModDXTPOSIX {
+				want = 2
+			}
+			if opts.DXTThreads && ModuleID(m) == ModDXTMPIIO {
+				want = 3
+			}
+		}
 		switch {
-		case g.Len == 0 && (g.Off != 0 || ver != 0):
-			t.Errorf("module %d: empty region %+v with version %d", m, g, ver)
-		case g.Len > 0 && ver != modules[m].Version:
-			t.Errorf("module %s: version %d, want %d", ModuleID(m), ver, modules[m].Version)
-		case g.Len > 0:
+		case g == (Region{}) && ver == 0:
+		case ver != want:
+			t.Errorf("module %s: version %d, want %d", ModuleID(m), ver, want)
+		case g.Len == 0 && comp != CompressNone:
+			t.Errorf("module %s: empty region %+v with version %d", ModuleID(m), g, ver)
+		default:
 			regions = append(regions, g)
 		}
 	}
@@ -266,10 +287,10 @@ func handBuiltJob() Job {
 		NProcs: 4, JobID: 4242, Metadata: "lib_ver=3.5.0\nh=romio_no_indep_rw=true;cb_nodes=4"}
 }
 
-func writeHandBuilt(t *testing.T, comp Compression, recs map[ModuleID][]*Record, names map[uint64]string, mounts []Mount) *writerBuffer {
+func writeHandBuilt(t *testing.T, opts WriterOptions, recs map[ModuleID][]*Record, names map[uint64]string, mounts []Mount) *writerBuffer {
 	t.Helper()
 	f := &writerBuffer{}
-	w := NewWriter(f, WriterOptions{Compression: comp})
+	w := NewWriter(f, opts)
 	if err := w.WriteJob(handBuiltJob(), "./mpi-io-test -i 3", mounts); err != nil {
 		t.Fatal(err)
 	}
@@ -307,10 +328,11 @@ func TestWriterHandBuilt(t *testing.T) {
 	}
 	recs, names := handBuiltRecords()
 	mounts := []Mount{{"/", "rootfs"}, {"/home", "nfs"}, {"/lus", "lustre"}, {"/tmp", "xfs"}}
-	for _, comp := range writerCompressions {
-		t.Run(comp.String(), func(t *testing.T) {
-			f := writeHandBuilt(t, comp, recs, names, mounts)
-			checkWrittenLayout(t, f.b, comp)
+	for _, opts := range writerOptions() {
+		comp := opts.Compression
+		t.Run(fmt.Sprintf("%v threads=%v", comp, opts.DXTThreads), func(t *testing.T) {
+			f := writeHandBuilt(t, opts, recs, names, mounts)
+			checkWrittenLayout(t, f.b, opts)
 			l := f.open(t)
 			if l.Header.Version != "3.41" || l.Header.Compression != comp || l.Header.ByteOrder != binary.LittleEndian {
 				t.Errorf("header %s %v %v", l.Header.Version, l.Header.Compression, l.Header.ByteOrder)
@@ -345,11 +367,47 @@ func TestWriterHandBuilt(t *testing.T) {
 			if diff := cmp.Diff(names, got); diff != "" {
 				t.Errorf("names (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(recs, readAllRecords(t, l), exactRecords); diff != "" {
+			want := recs
+			if !opts.DXTThreads {
+				want = withoutThreads(recs)
+			}
+			if diff := cmp.Diff(want, readAllRecords(t, l), exactRecords); diff != "" {
 				t.Errorf("records (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// writerOptions are the options the writer is tested with: every
+// compression, DXT segments with and without thread ids.
+func writerOptions() []WriterOptions {
+	var out []WriterOptions
+	for _, comp := range writerCompressions {
+		for _, threads := range []bool{false, true} {
+			out = append(out, WriterOptions{Compression: comp, DXTThreads: threads})
+		}
+	}
+	return out
+}
+
+// withoutThreads returns a copy of recs whose DXT traces have no thread
+// ids, as a log written without WriterOptions.DXTThreads reads back.
+func withoutThreads(recs map[ModuleID][]*Record) map[ModuleID][]*Record {
+	out := maps.Clone(recs)
+	for _, m := range []ModuleID{ModDXTPOSIX, ModDXTMPIIO} {
+		out[m] = nil
+		for _, r := range recs[m] {
+			c := r.Clone()
+			c.DXT.ThreadIDs = false
+			for _, segs := range [][]Segment{c.DXT.Writes, c.DXT.Reads} {
+				for i := range segs {
+					segs[i].ThreadID = 0
+				}
+			}
+			out[m] = append(out[m], c)
+		}
+	}
+	return out
 }
 
 // TestWriterPOSIXBytes checks the encoding of a POSIX record byte by byte.
@@ -390,16 +448,19 @@ func TestWriterEmpty(t *testing.T) {
 		if err := w.WriteNames(maps.All(map[uint64]string{})); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.BeginModule(ModPOSIX); err != nil { // no records: no region
+		if err := w.BeginModule(ModPOSIX); err != nil { // no records: an empty region
 			t.Fatal(err)
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		checkWrittenLayout(t, f.b, comp)
+		checkWrittenLayout(t, f.b, WriterOptions{Compression: comp})
 		l := f.open(t)
-		if l.Header.Names != (Region{}) || l.Header.Modules[ModPOSIX] != (Region{}) || l.Header.ModuleVersions[ModPOSIX] != 0 {
-			t.Errorf("%v: names %+v, POSIX %+v v%d", comp, l.Header.Names, l.Header.Modules[ModPOSIX], l.Header.ModuleVersions[ModPOSIX])
+		if g := l.Header.Modules[ModPOSIX]; l.Header.Names != (Region{}) || (g.Len == 0) != (comp == CompressNone) || l.Header.ModuleVersions[ModPOSIX] != 4 {
+			t.Errorf("%v: names %+v, POSIX %+v v%d; want no names and an empty POSIX region of version 4", comp, l.Header.Names, g, l.Header.ModuleVersions[ModPOSIX])
+		}
+		if n := len(readAllRecords(t, l)[ModPOSIX]); n != 0 {
+			t.Errorf("%v: %d POSIX records, want none", comp, n)
 		}
 		if l.Exe != "" || len(l.Mounts) != 0 || l.Job.NProcs != 1 || l.Job.Metadata != "" {
 			t.Errorf("%v: job %+v exe %q mounts %v", comp, l.Job, l.Exe, l.Mounts)
@@ -697,17 +758,6 @@ func writerSampleLogs(t testing.TB) []string {
 	return logs
 }
 
-// wantAfterConvert returns what reading a converted log yields for the
-// records of src: DXT traces of old versions gain (zero) thread ids.
-func wantAfterConvert(recs map[ModuleID][]*Record) map[ModuleID][]*Record {
-	for _, m := range []ModuleID{ModDXTPOSIX, ModDXTMPIIO} {
-		for _, r := range recs[m] {
-			r.DXT.ThreadIDs = true
-		}
-	}
-	return recs
-}
-
 func TestConvertRoundTrip(t *testing.T) {
 	for _, path := range writerSampleLogs(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -717,7 +767,7 @@ func TestConvertRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer src.Close()
-			want := wantAfterConvert(readAllRecords(t, src))
+			want := readAllRecords(t, src)
 			wantJob := src.Job
 			if wantJob.Metadata != "" && !strings.HasSuffix(wantJob.Metadata, "\n") {
 				wantJob.Metadata += "\n"
@@ -727,8 +777,13 @@ func TestConvertRoundTrip(t *testing.T) {
 				if err := Convert(f, src, WriterOptions{Compression: comp}); err != nil {
 					t.Fatalf("%v: %v", comp, err)
 				}
-				checkWrittenLayout(t, f.b, comp)
+				checkWrittenLayout(t, f.b, WriterOptions{Compression: comp})
 				dst := f.open(t)
+				for m, g := range src.Header.Modules[:NumKnownModules] {
+					if (g.Len == 0) != (dst.Header.Modules[m] == Region{}) {
+						t.Errorf("%v: module %s: region %+v after converting %+v", comp, ModuleID(m), dst.Header.Modules[m], g)
+					}
+				}
 				if dst.Header.Version != CurrentVersion || dst.Header.Compression != comp {
 					t.Errorf("%v: header version %s compression %v", comp, dst.Header.Version, dst.Header.Compression)
 				}
@@ -778,5 +833,58 @@ func BenchmarkConvert(b *testing.B) {
 		if err := Convert(f, src, WriterOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestConvertKeepsThreads converts a log whose DXT segments carry thread
+// ids: the converted log keeps them, and the module versions that hold them.
+func TestConvertKeepsThreads(t *testing.T) {
+	recs, names := handBuiltRecords()
+	src := writeHandBuilt(t, WriterOptions{DXTThreads: true}, recs, names, nil).open(t)
+	f := &writerBuffer{}
+	if err := Convert(f, src, WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkWrittenLayout(t, f.b, WriterOptions{DXTThreads: true})
+	if diff := cmp.Diff(recs, readAllRecords(t, f.open(t)), exactRecords); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+}
+
+// TestDXTReleaseLayout checks byte for byte that a DXT record is written
+// in the layout of the Darshan releases 3.2.0 to 3.5.0
+// (docs/format/darshan-modules.md, §10): DXT_POSIX version 1, a 104-byte
+// header, then the write and the read segments of 32 bytes each (offset,
+// length, start, end), little-endian.
+func TestDXTReleaseLayout(t *testing.T) {
+	tr := &Trace{Hostname: "nid001", ThreadIDs: true,
+		Writes: []Segment{{Offset: 4096, Length: 100, Start: 0.5, End: 0.75, ThreadID: 99}},
+		Reads:  []Segment{{Offset: 0, Length: 7, Start: 1.25, End: 2, ThreadID: 98}}}
+	recs := map[ModuleID][]*Record{ModDXTPOSIX: {{Module: ModDXTPOSIX, ID: 0x0102030405060708, Rank: 3, DXT: tr}}}
+	f := writeHandBuilt(t, WriterOptions{Compression: CompressNone}, recs, map[uint64]string{0x0102030405060708: "/f"}, nil)
+	l := f.open(t)
+	if v := l.Header.ModuleVersions[ModDXTPOSIX]; v != 1 {
+		t.Errorf("DXT_POSIX version %d, want 1", v)
+	}
+	g := l.Header.Modules[ModDXTPOSIX]
+	got := f.b[g.Off : g.Off+g.Len]
+
+	le := binary.LittleEndian
+	want := make([]byte, 104, 104+2*32)
+	le.PutUint64(want[0:], 0x0102030405060708)
+	le.PutUint64(want[8:], 3)
+	copy(want[24:], "nid001")
+	le.PutUint64(want[88:], 1) // write_count
+	le.PutUint64(want[96:], 1) // read_count
+	for _, s := range []Segment{tr.Writes[0], tr.Reads[0]} {
+		var seg [32]byte
+		le.PutUint64(seg[0:], uint64(s.Offset))
+		le.PutUint64(seg[8:], uint64(s.Length))
+		le.PutUint64(seg[16:], math.Float64bits(s.Start))
+		le.PutUint64(seg[24:], math.Float64bits(s.End))
+		want = append(want, seg[:]...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("DXT_POSIX region\n got % x\nwant % x", got, want)
 	}
 }

@@ -12,8 +12,9 @@ import (
 func newMergeCmd(e *env) *cobra.Command {
 	comp := compressionFlag{darshan.CompressZlib}
 	var out string
+	var threads bool
 	cmd := &cobra.Command{
-		Use:   "merge [--compress zlib|none|bzip2] DIR... -o OUT",
+		Use:   "merge [--compress zlib|none|bzip2] [--dxt-threads] DIR... -o OUT",
 		Short: "Merge the per-process stores of the collector into Darshan logs",
 		Long: `Merge reads the per-process store files (*.store) that the collector left
 in the directories DIR (not in their sub-directories) and writes them as
@@ -27,7 +28,9 @@ in start order. The first log is written to OUT, the n-th (n = 2, 3, ...)
 to OUT with "-<n>" before its .darshan extension (app.darshan,
 app-2.darshan, ...). Logs are written to a temporary file beside OUT and
 renamed into place when complete, with mode 0600. The path of every log
-written is printed on standard error.
+written is printed on standard error. Traces are written in the layout of
+the Darshan releases 3.2.0 to 3.5.0 unless --dxt-threads (or
+IOLENS_DXT_THREADS=1) keeps the thread of each operation.
 
 If some stores cannot be read, the logs are still written from the others,
 the problems are reported and the exit status is 1.`,
@@ -45,7 +48,7 @@ the problems are reported and the exit status is 1.`,
 			}
 			bar := progress.New(e.stderr, 0, "merging", progress.Count("steps"))
 			paths, err := collector.MergeDirs(args, out, collector.LogOptions{
-				Version: Version, Compression: comp.c,
+				Version: Version, Compression: comp.c, DXTThreads: threads || envOn("IOLENS_DXT_THREADS"),
 				Progress: func(done, total int64) {
 					bar.SetTotal(total)
 					bar.Set(done)
@@ -60,6 +63,7 @@ the problems are reported and the exit status is 1.`,
 	}
 	cmd.Flags().Var(&comp, "compress", "compression of the logs: zlib, none or bzip2")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "path of the (first) log; required")
+	cmd.Flags().BoolVar(&threads, "dxt-threads", false, dxtThreadsUsage)
 	return cmd
 }
 

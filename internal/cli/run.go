@@ -30,6 +30,12 @@ I/O (each process a rank, in start order), and prints each log's path on
 standard error. The log directory is --log-dir, else $IOLENS_LOG_DIR, else
 the current directory.
 
+Traces are written as every Darshan release from 3.2.0 to 3.5.0 writes
+them (DXT_POSIX version 1, DXT_MPIIO version 2), which every Darshan tool
+reads. --dxt-threads (or IOLENS_DXT_THREADS=1) also records the thread of
+each operation (DXT_POSIX 2, DXT_MPIIO 3): only Darshan newer than 3.5.0
+reads such logs.
+
 Environment of the traced processes: IOLENS_DXT=1 (as --dxt) traces every
 POSIX and MPI-IO operation; IOLENS_DXT_MAX (default 1G) and
 IOLENS_STORE_MAX (default 4G) cap the per-process trace and store sizes
@@ -55,6 +61,8 @@ writes the profiles as JSON.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Stdin, opts.Stdout, opts.Stderr = e.stdin, e.stdout, e.stderr
 			opts.Log.Version = Version
+			opts.Log.DXTThreads = opts.Log.DXTThreads || envOn("IOLENS_DXT_THREADS")
+			opts.DXT = opts.DXT || opts.Log.DXTThreads
 			opts.Build.Stderr, opts.Build.Notice = e.stderr, e.stderr
 			opts.Functions = functions != ""
 			res, err := collector.Run(cmd.Context(), args, opts)
@@ -79,10 +87,21 @@ writes the profiles as JSON.`,
 	fl.SetInterspersed(false)
 	fl.StringVar(&opts.LogDir, "log-dir", "", "directory of the logs (default $IOLENS_LOG_DIR, else .)")
 	fl.BoolVar(&opts.DXT, "dxt", false, "trace every POSIX and MPI-IO operation (DXT)")
+	fl.BoolVar(&opts.Log.DXTThreads, "dxt-threads", false, dxtThreadsUsage)
 	fl.StringVar(&opts.App, "app", "", "application name used in log file names")
 	fl.StringVar(&opts.MPICC, "mpicc", "", "build the collector with this MPI compiler wrapper instead of detecting it")
 	fl.StringVar(&functions, "functions", "", "write the function profiles (-finstrument-functions builds) to this JSON file")
 	return cmd
+}
+
+// dxtThreadsUsage describes the --dxt-threads flag of run and merge.
+const dxtThreadsUsage = "keep the thread of each traced operation (DXT_POSIX 2, DXT_MPIIO 3: read only by Darshan newer than 3.5.0)"
+
+// envOn reports whether the environment variable name is set to something
+// other than "" or "0".
+func envOn(name string) bool {
+	v := os.Getenv(name)
+	return v != "" && v != "0"
 }
 
 // writeFunctions writes function profiles as a JSON array, mode 0600.
