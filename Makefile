@@ -15,7 +15,7 @@ DEMO_PACKAGES := gcc libc6-dev openmpi-bin libopenmpi-dev
 # Where `make demo` writes its program, log and page.
 DEMO_DIR  ?= demo/out
 
-.PHONY: all build test demo bench fuzz deps clean
+.PHONY: all build test demo bench bench-compare fuzz deps clean
 .PHONY: vendor-echarts
 
 all: build
@@ -39,6 +39,13 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 # Throughput of one core (lines/s): the C/C++ and Fortran front-ends and the whole static chain.
 	$(GO) test -run '^$$' -bench 'Parse|Analyze' -cpu 1 ./static ./static/cfront ./static/fortran
+
+# iolens against the reference tools, whole processes, on the sample logs
+# (or LOGS): DARSHAN_PARSER=/path/to/darshan-parser DRISHTI=drishti make bench-compare
+RUNS ?= 11
+LOGS ?= testdata/darshan-logs
+bench-compare: build
+	$(GO) run ./bench/compare -iolens $(BIN) -runs $(RUNS) $(LOGS)
 
 # Run every fuzz target of every package for FUZZTIME each.
 fuzz:
