@@ -21,23 +21,28 @@ func TestNotATerminal(t *testing.T) {
 	b.Done()
 }
 
+// last returns the last drawing of the bar in out.
+func last(out string) string {
+	i := strings.LastIndex(out, "\r")
+	return strings.TrimSuffix(out[i+1:], "\x1b[K")
+}
+
 func TestDraw(t *testing.T) {
 	var buf bytes.Buffer
 	b := newBar(&buf, 10, "merging", Count("stores"), 0, 0)
 	b.Set(4)
 	b.Add(3)
-	out := buf.String()
-	for _, want := range []string{"merging", "70%", "7/10", "stores/s"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("bar %q lacks %q", out, want)
-		}
+	if got := last(buf.String()); !strings.HasPrefix(got, "merging  70% [=====================         ] 7/10 stores, ") ||
+		!strings.Contains(got, " stores/s") || !strings.HasSuffix(got, "s left") {
+		t.Errorf("bar %q", got)
 	}
 	b.Done()
-	if !strings.HasSuffix(buf.String(), "\r") && !strings.Contains(buf.String()[len(out):], "\x1b[") {
-		t.Errorf("Done did not clear the bar: %q", buf.String()[len(out):])
+	if !strings.HasSuffix(buf.String(), "\r\x1b[K") {
+		t.Errorf("Done did not clear the line: %q", buf.String())
 	}
 	n := buf.Len()
 	b.Set(9)
+	b.Done()
 	if buf.Len() != n {
 		t.Errorf("a bar drew after Done: %q", buf.String()[n:])
 	}
@@ -49,18 +54,45 @@ func TestBytes(t *testing.T) {
 	b.Set(1 << 20)
 	b.SetTotal(8 << 20)
 	b.Set(2 << 20)
-	if out := buf.String(); !strings.Contains(out, "MiB") || !strings.Contains(out, "25%") {
-		t.Errorf("bar %q: want MiB and 25%%", out)
+	if got := last(buf.String()); !strings.HasPrefix(got, "reading  25% [=======                       ] 2.0 MiB/8.0 MiB, ") {
+		t.Errorf("bar %q", got)
+	}
+	b.Set(1 << 40) // past the total: at the total
+	if got := last(buf.String()); !strings.HasPrefix(got, "reading 100% [==============================] 8.0 MiB/8.0 MiB, ") || strings.Contains(got, "left") {
+		t.Errorf("bar %q", got)
 	}
 }
 
-func TestDelay(t *testing.T) {
+func TestPercent(t *testing.T) {
+	var buf bytes.Buffer
+	b := newBar(&buf, 200, "analysing", Percent, 0, 0)
+	b.Set(50)
+	if got := last(buf.String()); !strings.HasPrefix(got, "analysing  25% [=======                       ], ") || strings.Contains(got, "50") {
+		t.Errorf("bar %q: want 25%% and no count", got)
+	}
+}
+
+func TestDelayAndThrottle(t *testing.T) {
 	var buf bytes.Buffer
 	b := newBar(&buf, 10, "quick", Count("files"), time.Hour, 0)
 	b.Set(10)
 	b.Done()
 	if buf.Len() != 0 {
 		t.Errorf("short work drew %q", buf.String())
+	}
+	b = newBar(&buf, 10, "throttled", Count("files"), 0, time.Hour)
+	b.Set(1)
+	b.Set(2)
+	if n := strings.Count(buf.String(), "\r"); n != 1 {
+		t.Errorf("%d drawings within the throttle, want 1: %q", n, buf.String())
+	}
+}
+
+func TestBytesText(t *testing.T) {
+	for n, want := range map[float64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1.5 * (1 << 30): "1.5 GiB"} {
+		if got := bytesText(n); got != want {
+			t.Errorf("bytesText(%v) = %q, want %q", n, got, want)
+		}
 	}
 }
 
@@ -79,16 +111,9 @@ func TestPoll(t *testing.T) {
 	<-calls
 	stop()
 	stop()
-	if got := b.pb.State().CurrentNum; got != 42 {
-		t.Errorf("done = %d after polling, want 42", got)
-	}
-}
-
-func TestPercent(t *testing.T) {
-	var buf bytes.Buffer
-	b := newBar(&buf, 200, "analysing", Percent, 0, 0)
-	b.Set(50)
-	if out := buf.String(); !strings.Contains(out, "25%") || strings.Contains(out, "50/200") {
-		t.Errorf("bar %q: want 25%% and no count", out)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done != 42 {
+		t.Errorf("done = %d after polling, want 42", b.done)
 	}
 }
