@@ -142,7 +142,7 @@ func (b *Bar) line(elapsed time.Duration) string {
 	}
 	fill := int(share * width)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s %3.0f%% [%s%s]", b.desc, 100*share, strings.Repeat("=", fill), strings.Repeat(" ", width-fill))
+	fmt.Fprintf(&sb, "%s %3d%% [%s%s]", b.desc, int(100*share), strings.Repeat("=", fill), strings.Repeat(" ", width-fill))
 	rate := float64(b.done) / elapsed.Seconds()
 	switch {
 	case b.unit.bytes:
