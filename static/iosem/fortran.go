@@ -2,6 +2,7 @@ package iosem
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/iolens/iolens/static/ir"
 )
@@ -9,19 +10,21 @@ import (
 // fortranStmts are the Fortran I/O statements by lower-case keyword. Their
 // file is the unit (File.Kind HandleArg with Arg -1); Statement refines
 // them from the specifiers.
-var fortranStmts = map[string]Semantics{
-	"open":      sem(Fortran, Open, defMode(ModeReadWrite)),
-	"close":     sem(Fortran, Close),
-	"read":      sem(Fortran, Read, items),
-	"write":     sem(Fortran, Write, items),
-	"print":     sem(Fortran, Write, items, stdout, formatted),
-	"flush":     sem(Fortran, Flush),
-	"inquire":   sem(Fortran, Stat),
-	"rewind":    sem(Fortran, Seek),
-	"backspace": sem(Fortran, Seek),
-	"endfile":   sem(Fortran, Stat),
-	"wait":      sem(Fortran, Wait),
-}
+var fortranStmts = sync.OnceValue(func() map[string]Semantics {
+	return map[string]Semantics{
+		"open":      sem(Fortran, Open, defMode(ModeReadWrite)),
+		"close":     sem(Fortran, Close),
+		"read":      sem(Fortran, Read, items),
+		"write":     sem(Fortran, Write, items),
+		"print":     sem(Fortran, Write, items, stdout, formatted),
+		"flush":     sem(Fortran, Flush),
+		"inquire":   sem(Fortran, Stat),
+		"rewind":    sem(Fortran, Seek),
+		"backspace": sem(Fortran, Seek),
+		"endfile":   sem(Fortran, Stat),
+		"wait":      sem(Fortran, Wait),
+	}
+})
 
 // Statement returns the semantics of a Fortran I/O statement: its
 // operation; formatted when it has a format (FMT=, a positional format, a
@@ -31,7 +34,7 @@ var fortranStmts = map[string]Semantics{
 // Whether a unit is an internal file (a character variable) is for the
 // caller to decide, as it depends on declarations.
 func Statement(io *ir.FortranIO) (Semantics, bool) {
-	s, ok := fortranStmts[io.Op]
+	s, ok := fortranStmts()[io.Op]
 	if !ok {
 		return Semantics{}, false
 	}

@@ -1,6 +1,9 @@
 package iosem
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Mode is the access mode of an opened file, a set of bits.
 type Mode uint8
@@ -32,20 +35,22 @@ func (m Mode) String() string {
 
 // flagModes maps the lower-cased suffix of an open flag (O_WRONLY,
 // MPI_MODE_CREATE, H5F_ACC_TRUNC, NC_NOWRITE) to the mode bits it adds.
-var flagModes = map[string]Mode{
-	"rdonly":    ModeRead,
-	"wronly":    ModeWrite,
-	"rdwr":      ModeReadWrite,
-	"creat":     ModeCreate | ModeWrite,
-	"create":    ModeCreate | ModeWrite,
-	"trunc":     ModeCreate | ModeWrite,
-	"excl":      ModeCreate | ModeWrite,
-	"append":    ModeAppend | ModeWrite,
-	"nowrite":   ModeRead,
-	"write":     ModeReadWrite, // NC_WRITE, NF90_WRITE: open for update
-	"clobber":   ModeCreate | ModeWrite,
-	"noclobber": ModeCreate | ModeWrite,
-}
+var flagModes = sync.OnceValue(func() map[string]Mode {
+	return map[string]Mode{
+		"rdonly":    ModeRead,
+		"wronly":    ModeWrite,
+		"rdwr":      ModeReadWrite,
+		"creat":     ModeCreate | ModeWrite,
+		"create":    ModeCreate | ModeWrite,
+		"trunc":     ModeCreate | ModeWrite,
+		"excl":      ModeCreate | ModeWrite,
+		"append":    ModeAppend | ModeWrite,
+		"nowrite":   ModeRead,
+		"write":     ModeReadWrite, // NC_WRITE, NF90_WRITE: open for update
+		"clobber":   ModeCreate | ModeWrite,
+		"noclobber": ModeCreate | ModeWrite,
+	}
+})
 
 // ModeFromFlags returns the mode that the open flags named in flags
 // (identifiers such as O_WRONLY, MPI_MODE_CREATE, H5F_ACC_RDONLY) select,
@@ -57,7 +62,7 @@ func ModeFromFlags(flags []string, def Mode) Mode {
 		if i := strings.LastIndexByte(f, '_'); i >= 0 {
 			f = f[i+1:]
 		}
-		m |= flagModes[f]
+		m |= flagModes()[f]
 	}
 	if m == 0 {
 		return def

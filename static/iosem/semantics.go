@@ -168,7 +168,7 @@ func (s Semantics) Binary() bool { return s.Op.IsData() && !s.Formatted }
 // Lookup returns the semantics of the library routine name, and false when
 // name is not an I/O routine the table knows.
 func Lookup(name string) (Semantics, bool) {
-	s, ok := table[normalize(name)]
+	s, ok := table()[normalize(name)]
 	return s, ok
 }
 

@@ -1,16 +1,21 @@
 package iosem
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // streamTypes maps C++ stream class names, without std:: and template
 // arguments, to the access they allow. String streams are absent: they do
 // no I/O.
-var streamTypes = map[string]Mode{
-	"ofstream": ModeWrite, "ifstream": ModeRead, "fstream": ModeReadWrite,
-	"basic_ofstream": ModeWrite, "basic_ifstream": ModeRead, "basic_fstream": ModeReadWrite,
-	"wofstream": ModeWrite, "wifstream": ModeRead, "wfstream": ModeReadWrite,
-	"ostream": ModeWrite, "istream": ModeRead, "iostream": ModeReadWrite,
-}
+var streamTypes = sync.OnceValue(func() map[string]Mode {
+	return map[string]Mode{
+		"ofstream": ModeWrite, "ifstream": ModeRead, "fstream": ModeReadWrite,
+		"basic_ofstream": ModeWrite, "basic_ifstream": ModeRead, "basic_fstream": ModeReadWrite,
+		"wofstream": ModeWrite, "wifstream": ModeRead, "wfstream": ModeReadWrite,
+		"ostream": ModeWrite, "istream": ModeRead, "iostream": ModeReadWrite,
+	}
+})
 
 // StreamType reports whether typeName is a C++ file stream type
 // (std::ofstream, std::ifstream, std::fstream, std::ostream&...), and the
@@ -22,7 +27,7 @@ func StreamType(typeName string) (Mode, bool) {
 	if i := strings.IndexAny(n, "<&* "); i >= 0 {
 		n = n[:i]
 	}
-	m, ok := streamTypes[n]
+	m, ok := streamTypes()[n]
 	return m, ok
 }
 
@@ -51,22 +56,24 @@ func IsFlushManipulator(name string) bool {
 
 // streamMethods are the member functions and operators of file streams.
 // The stream is the receiver; argument indices are those of the call.
-var streamMethods = map[string]Semantics{
-	"open":       sem(Stream, Open, name(0), mode(1), defMode(ModeRead)),
-	"close":      sem(Stream, Close, receiver),
-	"write":      sem(Stream, Write, receiver, bytes(1, -1, 0)),
-	"read":       sem(Stream, Read, receiver, bytes(1, -1, 0)),
-	"put":        sem(Stream, Write, receiver, char, formatted),
-	"get":        sem(Stream, Read, receiver, char, formatted),
-	"getline":    sem(Stream, Read, receiver, bytes(1, -1, 0), formatted),
-	"flush":      sem(Stream, Flush, receiver),
-	"seekg":      sem(Stream, Seek, receiver, offset(0), whence(1)),
-	"seekp":      sem(Stream, Seek, receiver, offset(0), whence(1)),
-	"tellg":      sem(Stream, Seek, receiver),
-	"tellp":      sem(Stream, Seek, receiver),
-	"operator<<": sem(Stream, Write, receiver, items, formatted),
-	"operator>>": sem(Stream, Read, receiver, items, formatted),
-}
+var streamMethods = sync.OnceValue(func() map[string]Semantics {
+	return map[string]Semantics{
+		"open":       sem(Stream, Open, name(0), mode(1), defMode(ModeRead)),
+		"close":      sem(Stream, Close, receiver),
+		"write":      sem(Stream, Write, receiver, bytes(1, -1, 0)),
+		"read":       sem(Stream, Read, receiver, bytes(1, -1, 0)),
+		"put":        sem(Stream, Write, receiver, char, formatted),
+		"get":        sem(Stream, Read, receiver, char, formatted),
+		"getline":    sem(Stream, Read, receiver, bytes(1, -1, 0), formatted),
+		"flush":      sem(Stream, Flush, receiver),
+		"seekg":      sem(Stream, Seek, receiver, offset(0), whence(1)),
+		"seekp":      sem(Stream, Seek, receiver, offset(0), whence(1)),
+		"tellg":      sem(Stream, Seek, receiver),
+		"tellp":      sem(Stream, Seek, receiver),
+		"operator<<": sem(Stream, Write, receiver, items, formatted),
+		"operator>>": sem(Stream, Read, receiver, items, formatted),
+	}
+})
 
 // Method returns the semantics of the member function or operator method
 // called on a file stream: "write", "seekg", "operator<<" (also spelt
@@ -76,7 +83,7 @@ func Method(method string) (Semantics, bool) {
 	if method == "<<" || method == ">>" {
 		method = "operator" + method
 	}
-	s, ok := streamMethods[method]
+	s, ok := streamMethods()[method]
 	if ok {
 		s.Routine = method
 	}
