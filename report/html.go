@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/iolens/iolens/analysis"
@@ -37,25 +38,28 @@ type HTMLOptions struct {
 	Location *time.Location
 }
 
-var pageTemplate = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
-	"bytes": Bytes,
-	"level": func(l analysis.Level) string { return strings.ToLower(l.String()) },
-	"seconds": func(v float64) string {
-		return fmt.Sprintf("%.4g s", v)
-	},
-	"quantity": quantity,
-	"rank": func(r *int64) string {
-		if r == nil {
-			return ""
-		}
-		if *r < 0 {
-			return "all ranks"
-		}
-		return fmt.Sprintf("rank %d", *r)
-	},
-	"join":      strings.Join,
-	"hasPrefix": strings.HasPrefix,
-}).ParseFS(assets, "assets/report.html.tmpl"))
+// pageTemplate is the template of the page, parsed on first use.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+		"bytes": Bytes,
+		"level": func(l analysis.Level) string { return strings.ToLower(l.String()) },
+		"seconds": func(v float64) string {
+			return fmt.Sprintf("%.4g s", v)
+		},
+		"quantity": quantity,
+		"rank": func(r *int64) string {
+			if r == nil {
+				return ""
+			}
+			if *r < 0 {
+				return "all ranks"
+			}
+			return fmt.Sprintf("rank %d", *r)
+		},
+		"join":      strings.Join,
+		"hasPrefix": strings.HasPrefix,
+	}).ParseFS(assets, "assets/report.html.tmpl"))
+})
 
 // page is what the template renders.
 type pageView struct {
@@ -170,7 +174,7 @@ func HTML(w io.Writer, rep *analysis.Report, l *darshan.Log, opts HTMLOptions) e
 	}
 	p.CSS, p.App, p.ECharts = template.CSS(css), template.JS(app), template.JS(lib)
 	p.Version = echartsVersion()
-	return pageTemplate.Execute(w, &p)
+	return pageTemplate().Execute(w, &p)
 }
 
 // echartsVersion returns the version of the embedded ECharts, from the
