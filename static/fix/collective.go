@@ -2,7 +2,6 @@ package fix
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -118,18 +117,18 @@ func (f *fixer) hdf5(s *source, c static.Cause) (Fix, string) {
 }
 
 // pnetcdfData matches the PnetCDF data routines with a collective form.
-var pnetcdfData = regexp.MustCompile(`^ncmpi_(put|get)_var[1asmn]?(_[a-z]+)?$`)
+var pnetcdfData = lazyRegexp(`^ncmpi_(put|get)_var[1asmn]?(_[a-z]+)?$`)
 
 // indepDataStmt is a statement entering or leaving PnetCDF's independent
 // data mode.
-var indepDataStmt = regexp.MustCompile(`^ncmpi_(begin|end)_indep_data\s*\(.*\)\s*;$`)
+var indepDataStmt = lazyRegexp(`^ncmpi_(begin|end)_indep_data\s*\(.*\)\s*;$`)
 
 // pnetcdf makes the independent PnetCDF accesses between a
 // ncmpi_begin_indep_data and ncmpi_end_indep_data of the same block
 // collective and removes the two calls, when every access between them
 // can be made collective.
 func (f *fixer) pnetcdf(s *source, c static.Cause) (Fix, string) {
-	if s.lang == ir.Fortran || !pnetcdfData.MatchString(c.Routine) || strings.HasSuffix(c.Routine, "_all") {
+	if s.lang == ir.Fortran || !pnetcdfData().MatchString(c.Routine) || strings.HasSuffix(c.Routine, "_all") {
 		return Fix{}, fmt.Sprintf("no automatic fix for %s", c.Routine)
 	}
 	use, _, why := f.collectiveSite(s, c)
@@ -158,7 +157,7 @@ func (f *fixer) pnetcdf(s *source, c static.Cause) (Fix, string) {
 		if !strings.HasPrefix(cl.Callee, "ncmpi_") || strings.HasPrefix(cl.Callee, "ncmpi_inq") {
 			return
 		}
-		if !pnetcdfData.MatchString(cl.Callee) || strings.HasSuffix(cl.Callee, "_all") {
+		if !pnetcdfData().MatchString(cl.Callee) || strings.HasSuffix(cl.Callee, "_all") {
 			why2 = fmt.Sprintf("%s (line %d) has no collective form", cl.Callee, cl.Line)
 			return
 		}
@@ -213,7 +212,7 @@ func (f *fixer) indepRegion(s *source, use site) (begin, end indepCall, region i
 		return begin, end, nil, "no ncmpi_begin_indep_data and ncmpi_end_indep_data around the access in the body of its function"
 	}
 	for _, ic := range []indepCall{begin, end} {
-		if outer[ic.index].(*ir.Call).Result != "" || !s.wholeStatement(ic.Line, indepDataStmt) {
+		if outer[ic.index].(*ir.Call).Result != "" || !s.wholeStatement(ic.Line, indepDataStmt()) {
 			return begin, end, nil, fmt.Sprintf("the statement at line %d is not a lone call whose result is unused", ic.Line)
 		}
 	}

@@ -10,10 +10,10 @@ import (
 )
 
 var (
-	cFlushStmt       = regexp.MustCompile(`^(fflush|fsync|fdatasync)\s*\(.*\)\s*;$`)
-	fortranFlushStmt = regexp.MustCompile(`(?i)^(call\s+)?flush\b`)
-	fortranLoopEnd   = regexp.MustCompile(`(?i)^(\d+\s+)?(end\s*do|continue)\b`)
-	endlRe           = regexp.MustCompile(`<<\s*((std::)?endl)\b`)
+	cFlushStmt       = lazyRegexp(`^(fflush|fsync|fdatasync)\s*\(.*\)\s*;$`)
+	fortranFlushStmt = lazyRegexp(`(?i)^(call\s+)?flush\b`)
+	fortranLoopEnd   = lazyRegexp(`(?i)^(\d+\s+)?(end\s*do|continue)\b`)
+	endlRe           = lazyRegexp(`<<\s*((std::)?endl)\b`)
 )
 
 // flush fixes a flush in every iteration of a loop: C fflush, fsync and
@@ -27,9 +27,9 @@ func (f *fixer) flush(s *source, c static.Cause) (Fix, string) {
 		return f.moveFlush(s, c, func(st ir.Stmt) bool {
 			io, ok := st.(*ir.FortranIO)
 			return ok && io.Op == "flush" || isCall(s.lang, "flush")(st)
-		}, fortranFlushStmt)
+		}, fortranFlushStmt())
 	case s.lang != ir.Fortran && (c.Routine == "fflush" || c.Routine == "fsync" || c.Routine == "fdatasync"):
-		return f.moveFlush(s, c, isCall(s.lang, c.Routine), cFlushStmt)
+		return f.moveFlush(s, c, isCall(s.lang, c.Routine), cFlushStmt())
 	}
 	return Fix{}, fmt.Sprintf("no automatic fix for %s in a loop", c.Routine)
 }
@@ -113,7 +113,7 @@ func (s *source) loopEndsAlone(loop *ir.Loop, use site) bool {
 	}
 	end := s.code(loop.EndLine)
 	if s.lang == ir.Fortran {
-		return fortranLoopEnd.MatchString(end)
+		return fortranLoopEnd().MatchString(end)
 	}
 	return strings.HasSuffix(end, "}") || strings.HasSuffix(end, ";")
 }
@@ -126,10 +126,10 @@ func (f *fixer) endl(s *source, c static.Cause) (Fix, string) {
 	from := s.lineStart(c.Line)
 	var edits []edit
 	code := s.code(c.Line)
-	for _, m := range endlRe.FindAllSubmatchIndex(s.text[from:s.lineStart(c.Line+1)], -1) {
+	for _, m := range endlRe().FindAllSubmatchIndex(s.text[from:s.lineStart(c.Line+1)], -1) {
 		edits = append(edits, edit{off: from + m[2], end: from + m[3], text: `'\n'`})
 	}
-	if len(edits) == 0 || len(edits) != len(endlRe.FindAllString(code, -1)) {
+	if len(edits) == 0 || len(edits) != len(endlRe().FindAllString(code, -1)) {
 		return Fix{}, "the std::endl is not located exactly on its line"
 	}
 	return Fix{Pattern: PatternEndl, edits: edits, key: fmt.Sprintf("endl:%s:%d", c.File, c.Line),

@@ -5,15 +5,23 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/iolens/iolens/static/ir"
 )
 
-// Patterns of the C source scanners, compiled once.
+// lazyRegexp returns a function that compiles pattern on its first call
+// and returns the same expression afterwards: patterns cost nothing at
+// start-up.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
+// Patterns of the C source scanners, compiled on first use.
 var (
-	includeLine = regexp.MustCompile(`^#\s*include\s*[<"]([^>"]+)[>"]`)
-	ifKeyword   = regexp.MustCompile(`\bif\s*\(`)
-	elseKeyword = regexp.MustCompile(`^else\b`)
+	includeLine = lazyRegexp(`^#\s*include\s*[<"]([^>"]+)[>"]`)
+	ifKeyword   = lazyRegexp(`\bif\s*\(`)
+	elseKeyword = lazyRegexp(`^else\b`)
 )
 
 // source is the text of one source file with its line starts.
@@ -337,7 +345,7 @@ func (s *source) includes() (last int, headers map[string]bool) {
 			case strings.HasPrefix(d, "endif"):
 				depth--
 			}
-			if m := includeLine.FindStringSubmatch(c); m != nil {
+			if m := includeLine().FindStringSubmatch(c); m != nil {
 				headers[m[1]] = true
 				if depth == 0 {
 					last = n
@@ -378,7 +386,7 @@ func (s *source) afterIncludes(text string) (edit, bool) {
 // ifEnd returns the last line of the C if statement (without else) that
 // starts on line n.
 func (s *source) ifEnd(n int) (int, bool) {
-	loc := ifKeyword.FindIndex(s.text[s.lineStart(n):s.lineStart(n+1)])
+	loc := ifKeyword().FindIndex(s.text[s.lineStart(n):s.lineStart(n+1)])
 	if loc == nil {
 		return 0, false
 	}
@@ -407,7 +415,7 @@ func (s *source) ifEnd(n int) (int, bool) {
 	for next <= s.lines() && s.code(next) == "" {
 		next++
 	}
-	return last, !elseKeyword.MatchString(s.code(next))
+	return last, !elseKeyword().MatchString(s.code(next))
 }
 
 // matchBrace returns the offset after the brace that closes the one at
