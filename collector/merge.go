@@ -91,7 +91,7 @@ func kept(r *StoreRecord) bool {
 	if zeroRecord(&r.Record) {
 		return false
 	}
-	return r.Events > 0 || r.Module == darshan.ModSTDIO && stdStreams[r.ID]
+	return r.Events > 0 || r.Module == darshan.ModSTDIO && stdStreams()[r.ID]
 }
 
 // zeroRecord reports whether every counter and fcounter of r is zero.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/iolens/iolens/darshan"
 )
@@ -82,98 +83,100 @@ var timeSpans = []counterSpan{
 	{"F_READ_TIME", "F_META_TIME", opSum},
 }
 
-var reductionSpecs = []reductionSpec{
-	{
-		module: darshan.ModPOSIX, prefix: "POSIX",
-		ints: []counterSpan{
-			{"OPENS", "RENAME_TARGETS", opSumClamp},
-			{"RENAMED_FROM", "MODE", opFromIn},
-			{"BYTES_READ", "BYTES_WRITTEN", opSum},
-			{"MAX_BYTE_READ", "MAX_BYTE_WRITTEN", opMax},
-			{"CONSEC_READS", "MEM_NOT_ALIGNED", opSum},
-			{"MEM_ALIGNMENT", "", opFromIn},
-			{"FILE_NOT_ALIGNED", "", opSum},
-			{"FILE_ALIGNMENT", "", opFromIn},
-			{"SIZE_READ_0_100", "SIZE_WRITE_1G_PLUS", opSum},
+func reductionSpecs() []reductionSpec {
+	return []reductionSpec{
+		{
+			module: darshan.ModPOSIX, prefix: "POSIX",
+			ints: []counterSpan{
+				{"OPENS", "RENAME_TARGETS", opSumClamp},
+				{"RENAMED_FROM", "MODE", opFromIn},
+				{"BYTES_READ", "BYTES_WRITTEN", opSum},
+				{"MAX_BYTE_READ", "MAX_BYTE_WRITTEN", opMax},
+				{"CONSEC_READS", "MEM_NOT_ALIGNED", opSum},
+				{"MEM_ALIGNMENT", "", opFromIn},
+				{"FILE_NOT_ALIGNED", "", opSum},
+				{"FILE_ALIGNMENT", "", opFromIn},
+				{"SIZE_READ_0_100", "SIZE_WRITE_1G_PLUS", opSum},
+			},
+			floats:   timeSpans,
+			maxTime:  []string{"READ", "WRITE"},
+			common:   []string{"STRIDE", "ACCESS"},
+			fastSlow: true, variance: true,
 		},
-		floats:   timeSpans,
-		maxTime:  []string{"READ", "WRITE"},
-		common:   []string{"STRIDE", "ACCESS"},
-		fastSlow: true, variance: true,
-	},
-	{
-		module: darshan.ModMPIIO, prefix: "MPIIO",
-		ints: []counterSpan{
-			{"INDEP_OPENS", "VIEWS", opSum},
-			{"MODE", "", opFromIn},
-			{"BYTES_READ", "RW_SWITCHES", opSum},
-			{"SIZE_READ_AGG_0_100", "SIZE_WRITE_AGG_1G_PLUS", opSum},
+		{
+			module: darshan.ModMPIIO, prefix: "MPIIO",
+			ints: []counterSpan{
+				{"INDEP_OPENS", "VIEWS", opSum},
+				{"MODE", "", opFromIn},
+				{"BYTES_READ", "RW_SWITCHES", opSum},
+				{"SIZE_READ_AGG_0_100", "SIZE_WRITE_AGG_1G_PLUS", opSum},
+			},
+			floats:   timeSpans,
+			maxTime:  []string{"READ", "WRITE"},
+			common:   []string{"ACCESS"},
+			fastSlow: true, variance: true,
 		},
-		floats:   timeSpans,
-		maxTime:  []string{"READ", "WRITE"},
-		common:   []string{"ACCESS"},
-		fastSlow: true, variance: true,
-	},
-	{
-		module: darshan.ModH5F, prefix: "H5F",
-		ints: []counterSpan{
-			{"OPENS", "FLUSHES", opSum},
-			{"USE_MPIIO", "", opOr},
+		{
+			module: darshan.ModH5F, prefix: "H5F",
+			ints: []counterSpan{
+				{"OPENS", "FLUSHES", opSum},
+				{"USE_MPIIO", "", opOr},
+			},
+			floats: []counterSpan{
+				{"F_OPEN_START_TIMESTAMP", "F_CLOSE_START_TIMESTAMP", opMinNZ},
+				{"F_OPEN_END_TIMESTAMP", "F_CLOSE_END_TIMESTAMP", opMaxTS},
+				{"F_META_TIME", "", opSum},
+			},
 		},
-		floats: []counterSpan{
-			{"F_OPEN_START_TIMESTAMP", "F_CLOSE_START_TIMESTAMP", opMinNZ},
-			{"F_OPEN_END_TIMESTAMP", "F_CLOSE_END_TIMESTAMP", opMaxTS},
-			{"F_META_TIME", "", opSum},
+		{
+			module: darshan.ModH5D, prefix: "H5D",
+			ints: []counterSpan{
+				{"OPENS", "POINT_SELECTS", opSum},
+				{"SIZE_READ_AGG_0_100", "SIZE_WRITE_AGG_1G_PLUS", opSum},
+				{"DATASPACE_NDIMS", "CHUNK_SIZE_D5", opFromIn},
+				{"USE_MPIIO_COLLECTIVE", "USE_DEPRECATED", opOr},
+			},
+			floats:  timeSpans,
+			maxTime: []string{"READ", "WRITE"},
+			common:  []string{"ACCESS"}, tuple: true,
+			fastSlow: true, variance: true, fileRecID: true,
 		},
-	},
-	{
-		module: darshan.ModH5D, prefix: "H5D",
-		ints: []counterSpan{
-			{"OPENS", "POINT_SELECTS", opSum},
-			{"SIZE_READ_AGG_0_100", "SIZE_WRITE_AGG_1G_PLUS", opSum},
-			{"DATASPACE_NDIMS", "CHUNK_SIZE_D5", opFromIn},
-			{"USE_MPIIO_COLLECTIVE", "USE_DEPRECATED", opOr},
+		{
+			module: darshan.ModPnetCDFFile, prefix: "PNETCDF_FILE",
+			ints: []counterSpan{{"CREATES", "WAIT_FAILURES", opSum}},
+			floats: []counterSpan{
+				{"F_OPEN_START_TIMESTAMP", "F_WAIT_START_TIMESTAMP", opMinNZ},
+				{"F_OPEN_END_TIMESTAMP", "F_WAIT_END_TIMESTAMP", opMaxTS},
+				{"F_META_TIME", "F_WAIT_TIME", opSum},
+			},
 		},
-		floats:  timeSpans,
-		maxTime: []string{"READ", "WRITE"},
-		common:  []string{"ACCESS"}, tuple: true,
-		fastSlow: true, variance: true, fileRecID: true,
-	},
-	{
-		module: darshan.ModPnetCDFFile, prefix: "PNETCDF_FILE",
-		ints: []counterSpan{{"CREATES", "WAIT_FAILURES", opSum}},
-		floats: []counterSpan{
-			{"F_OPEN_START_TIMESTAMP", "F_WAIT_START_TIMESTAMP", opMinNZ},
-			{"F_OPEN_END_TIMESTAMP", "F_WAIT_END_TIMESTAMP", opMaxTS},
-			{"F_META_TIME", "F_WAIT_TIME", opSum},
+		{
+			module: darshan.ModPnetCDFVar, prefix: "PNETCDF_VAR",
+			ints: []counterSpan{
+				{"OPENS", "BPUT_VARN", opSum},
+				{"SIZE_READ_AGG_0_100", "SIZE_WRITE_AGG_1G_PLUS", opSum},
+				{"NDIMS", "DATATYPE_SIZE", opFromIn},
+				{"IS_RECORD_VAR", "", opOr},
+			},
+			floats:  timeSpans,
+			maxTime: []string{"READ", "WRITE"},
+			common:  []string{"ACCESS"}, tuple: true,
+			fastSlow: true, variance: true, fileRecID: true,
 		},
-	},
-	{
-		module: darshan.ModPnetCDFVar, prefix: "PNETCDF_VAR",
-		ints: []counterSpan{
-			{"OPENS", "BPUT_VARN", opSum},
-			{"SIZE_READ_AGG_0_100", "SIZE_WRITE_AGG_1G_PLUS", opSum},
-			{"NDIMS", "DATATYPE_SIZE", opFromIn},
-			{"IS_RECORD_VAR", "", opOr},
+		{
+			module: darshan.ModSTDIO, prefix: "STDIO",
+			ints: []counterSpan{
+				{"OPENS", "BYTES_READ", opSum},
+				{"MAX_BYTE_READ", "MAX_BYTE_WRITTEN", opMax},
+			},
+			floats: []counterSpan{
+				{"F_META_TIME", "F_READ_TIME", opSum},
+				{"F_OPEN_START_TIMESTAMP", "F_READ_START_TIMESTAMP", opMinNZ},
+				{"F_OPEN_END_TIMESTAMP", "F_READ_END_TIMESTAMP", opMaxTS},
+			},
+			fastSlow: true, variance: true,
 		},
-		floats:  timeSpans,
-		maxTime: []string{"READ", "WRITE"},
-		common:  []string{"ACCESS"}, tuple: true,
-		fastSlow: true, variance: true, fileRecID: true,
-	},
-	{
-		module: darshan.ModSTDIO, prefix: "STDIO",
-		ints: []counterSpan{
-			{"OPENS", "BYTES_READ", opSum},
-			{"MAX_BYTE_READ", "MAX_BYTE_WRITTEN", opMax},
-		},
-		floats: []counterSpan{
-			{"F_META_TIME", "F_READ_TIME", opSum},
-			{"F_OPEN_START_TIMESTAMP", "F_READ_START_TIMESTAMP", opMinNZ},
-			{"F_OPEN_END_TIMESTAMP", "F_READ_END_TIMESTAMP", opMaxTS},
-		},
-		fastSlow: true, variance: true,
-	},
+	}
 }
 
 // reduction is a reductionSpec resolved to counter indices.
@@ -198,17 +201,19 @@ type commonSet struct {
 }
 
 // reductions holds the resolved reduction of every module that has one.
-var reductions = func() map[darshan.ModuleID]*reduction {
+// It is resolved on first use.
+var reductions = sync.OnceValue(func() map[darshan.ModuleID]*reduction {
 	out := make(map[darshan.ModuleID]*reduction)
-	for i := range reductionSpecs {
-		r, err := resolve(&reductionSpecs[i])
+	specs := reductionSpecs()
+	for i := range specs {
+		r, err := resolve(&specs[i])
 		if err != nil {
 			panic(err)
 		}
-		out[reductionSpecs[i].module] = r
+		out[specs[i].module] = r
 	}
 	return out
-}()
+})
 
 // resolve looks up the counters named by spec; every counter must be
 // claimed by exactly one rule.
@@ -521,7 +526,7 @@ func mergeCommon(out *darshan.Record, recs []*darshan.Record, c *commonSet) {
 // rank's own records by id. Otherwise the records keep rank and store
 // order.
 func orderModule(m darshan.ModuleID, byRank [][]*darshan.Record, shared bool) []*darshan.Record {
-	red := reductions[m]
+	red := reductions()[m]
 	var ids map[uint64]bool
 	if shared && red != nil && len(byRank) > 0 {
 		ids = sharedIDs(byRank)
@@ -586,11 +591,13 @@ func sharedIDs(byRank [][]*darshan.Record) map[uint64]bool {
 
 // stdStreams holds the ids of the standard streams, whose STDIO records
 // are dropped when they have no reads and no writes.
-var stdStreams = map[uint64]bool{
-	darshan.RecordID("<STDIN>"):  true,
-	darshan.RecordID("<STDOUT>"): true,
-	darshan.RecordID("<STDERR>"): true,
-}
+var stdStreams = sync.OnceValue(func() map[uint64]bool {
+	return map[uint64]bool{
+		darshan.RecordID("<STDIN>"):  true,
+		darshan.RecordID("<STDOUT>"): true,
+		darshan.RecordID("<STDERR>"): true,
+	}
+})
 
 // filterSTDIO drops the standard-stream STDIO records that have no reads
 // and no writes, keeping the order of the others.
@@ -598,7 +605,7 @@ func filterSTDIO(recs []*darshan.Record) []*darshan.Record {
 	reads := darshan.ModSTDIO.CounterIndex("STDIO_READS")
 	writes := darshan.ModSTDIO.CounterIndex("STDIO_WRITES")
 	return slices.DeleteFunc(recs, func(r *darshan.Record) bool {
-		return stdStreams[r.ID] && r.Counters[reads] == 0 && r.Counters[writes] == 0
+		return stdStreams()[r.ID] && r.Counters[reads] == 0 && r.Counters[writes] == 0
 	})
 }
 

@@ -38,7 +38,7 @@ func sameRecord(t *testing.T, what string, r, want *darshan.Record) {
 }
 
 func TestReductionTables(t *testing.T) {
-	for _, spec := range reductionSpecs {
+	for _, spec := range reductionSpecs() {
 		if _, err := resolve(&spec); err != nil {
 			t.Errorf("%s: %v", spec.module, err)
 		}
@@ -89,7 +89,7 @@ func TestReducePOSIXTwoRanks(t *testing.T) {
 		"POSIX_F_WRITE_TIME": 2, "POSIX_F_META_TIME": 0.5,
 		"POSIX_F_MAX_READ_TIME": 0.125, "POSIX_F_MAX_WRITE_TIME": 0.5,
 	})
-	got := reductions[darshan.ModPOSIX].reduce([]*darshan.Record{r0, r1})
+	got := reductions()[darshan.ModPOSIX].reduce([]*darshan.Record{r0, r1})
 	want := mkRecord(darshan.ModPOSIX, id, -1, cv{
 		"POSIX_OPENS": 3, "POSIX_MMAPS": -1, "POSIX_RENAME_SOURCES": 1,
 		"POSIX_RENAMED_FROM": 7, "POSIX_MODE": 384, "POSIX_MEM_ALIGNMENT": 16, "POSIX_FILE_ALIGNMENT": 4096,
@@ -121,7 +121,7 @@ func TestReducePOSIXTwoRanks(t *testing.T) {
 	// ranks), and a zero sum stays 0.
 	r0 = mkRecord(darshan.ModPOSIX, id, 0, cv{"POSIX_MMAPS": -1, "POSIX_STATS": -3, "POSIX_FSYNCS": 2})
 	r1 = mkRecord(darshan.ModPOSIX, id, 1, cv{"POSIX_MMAPS": -1, "POSIX_STATS": 1, "POSIX_FSYNCS": -2})
-	got = reductions[darshan.ModPOSIX].reduce([]*darshan.Record{r0, r1})
+	got = reductions()[darshan.ModPOSIX].reduce([]*darshan.Record{r0, r1})
 	for name, want := range map[string]int64{"POSIX_MMAPS": -1, "POSIX_STATS": -1, "POSIX_FSYNCS": 0, "POSIX_FASTEST_RANK": 0, "POSIX_SLOWEST_RANK": 0} {
 		if v, _ := got.Counter(name); v != want {
 			t.Errorf("%s = %d, want %d", name, v, want)
@@ -152,7 +152,7 @@ func TestReduceFourRanks(t *testing.T) {
 		}
 		recs = append(recs, mkRecord(darshan.ModMPIIO, id, int64(rank), c))
 	}
-	got := reductions[darshan.ModMPIIO].reduce(recs)
+	got := reductions()[darshan.ModMPIIO].reduce(recs)
 	want := mkRecord(darshan.ModMPIIO, id, -1, cv{
 		"MPIIO_COLL_OPENS": 4, "MPIIO_COLL_WRITES": 6, "MPIIO_MODE": 13, "MPIIO_BYTES_WRITTEN": 10,
 		"MPIIO_F_META_TIME": 10, "MPIIO_F_WRITE_START_TIMESTAMP": 1, "MPIIO_F_WRITE_END_TIMESTAMP": 11,
@@ -214,7 +214,7 @@ func TestReduceTuples(t *testing.T) {
 		setTuple(m.prefix, 2, t1, 1, c1)
 		r0, r1 := mkRecord(m.id, 5, 0, c0), mkRecord(m.id, 5, 1, c1)
 		r0.FileRecID, r1.FileRecID = 100, 101
-		got := reductions[m.id].reduce([]*darshan.Record{r0, r1})
+		got := reductions()[m.id].reduce([]*darshan.Record{r0, r1})
 		want := m.want
 		// t1: 4; then count 3: t3 (larger access), t2 and t4 (equal access,
 		// larger fifth component first).
@@ -232,7 +232,7 @@ func TestReduceTuples(t *testing.T) {
 
 func TestReduceOtherModules(t *testing.T) {
 	// H5F: sums, or, stamps; no rank statistics.
-	got := reductions[darshan.ModH5F].reduce([]*darshan.Record{
+	got := reductions()[darshan.ModH5F].reduce([]*darshan.Record{
 		mkRecord(darshan.ModH5F, 1, 0, cv{"H5F_OPENS": 1, "H5F_FLUSHES": 2, "H5F_F_OPEN_START_TIMESTAMP": 0.5, "H5F_F_CLOSE_END_TIMESTAMP": 4, "H5F_F_META_TIME": 0.25}),
 		mkRecord(darshan.ModH5F, 1, 1, cv{"H5F_OPENS": 1, "H5F_USE_MPIIO": 1, "H5F_F_OPEN_START_TIMESTAMP": 0.75, "H5F_F_CLOSE_END_TIMESTAMP": 3, "H5F_F_META_TIME": 0.5}),
 	})
@@ -240,7 +240,7 @@ func TestReduceOtherModules(t *testing.T) {
 		"H5F_F_OPEN_START_TIMESTAMP": 0.5, "H5F_F_CLOSE_END_TIMESTAMP": 4, "H5F_F_META_TIME": 0.75}))
 
 	// PNETCDF_FILE: every integer counter summed, -1 included.
-	got = reductions[darshan.ModPnetCDFFile].reduce([]*darshan.Record{
+	got = reductions()[darshan.ModPnetCDFFile].reduce([]*darshan.Record{
 		mkRecord(darshan.ModPnetCDFFile, 1, 0, cv{"PNETCDF_FILE_CREATES": 1, "PNETCDF_FILE_BYTES_READ": -1, "PNETCDF_FILE_BYTES_WRITTEN": 100,
 			"PNETCDF_FILE_F_WAIT_START_TIMESTAMP": 2, "PNETCDF_FILE_F_WAIT_END_TIMESTAMP": 3, "PNETCDF_FILE_F_WAIT_TIME": 0.5}),
 		mkRecord(darshan.ModPnetCDFFile, 1, 1, cv{"PNETCDF_FILE_CREATES": 1, "PNETCDF_FILE_BYTES_READ": -1, "PNETCDF_FILE_BYTES_WRITTEN": 50,
@@ -251,7 +251,7 @@ func TestReduceOtherModules(t *testing.T) {
 		"PNETCDF_FILE_F_WAIT_START_TIMESTAMP": 1.5, "PNETCDF_FILE_F_WAIT_END_TIMESTAMP": 3, "PNETCDF_FILE_F_WAIT_TIME": 0.75}))
 
 	// STDIO: sums, max, stamps, rank statistics.
-	got = reductions[darshan.ModSTDIO].reduce([]*darshan.Record{
+	got = reductions()[darshan.ModSTDIO].reduce([]*darshan.Record{
 		mkRecord(darshan.ModSTDIO, 1, 0, cv{"STDIO_OPENS": 1, "STDIO_WRITES": 3, "STDIO_BYTES_WRITTEN": 30, "STDIO_MAX_BYTE_WRITTEN": 29,
 			"STDIO_F_WRITE_START_TIMESTAMP": 1, "STDIO_F_WRITE_END_TIMESTAMP": 2, "STDIO_F_WRITE_TIME": 0.5}),
 		mkRecord(darshan.ModSTDIO, 1, 1, cv{"STDIO_OPENS": 1, "STDIO_WRITES": 1, "STDIO_BYTES_WRITTEN": 10, "STDIO_MAX_BYTE_WRITTEN": 9,
