@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/iolens/iolens/darshan"
 )
@@ -9,8 +10,8 @@ import (
 // Metrics of the HDF5 (H5F, H5D), PnetCDF (PNETCDF_FILE, PNETCDF_VAR)
 // and LUSTRE modules, behind the H.., N.. and L.. insights.
 
-// layerIdx holds the indices of the counters these insights use.
-var layerIdx struct {
+// layerIndices are the indices of the counters these insights use.
+type layerIndices struct {
 	h5fFlushes, h5fMPIIO                                     int
 	h5dOpens, h5dReads, h5dWrites, h5dFlushes, h5dColl       int
 	h5dBytesR, h5dBytesW, h5dAccess, h5dDtype, h5dNdims      int
@@ -22,8 +23,10 @@ var layerIdx struct {
 	posixAccess, posixAccessCount, mpiAccess, mpiAccessCount []int // ACCESS1..4
 }
 
-func init() {
-	x := &layerIdx
+// layerIdx returns the indices of the counters these insights use, found
+// on first use.
+var layerIdx = sync.OnceValue(func() *layerIndices {
+	x := &layerIndices{}
 	hf, hd := darshan.ModH5F, darshan.ModH5D
 	pf, pv := darshan.ModPnetCDFFile, darshan.ModPnetCDFVar
 	x.h5fFlushes, x.h5fMPIIO = hf.CounterIndex("H5F_FLUSHES"), hf.CounterIndex("H5F_USE_MPIIO")
@@ -62,7 +65,8 @@ func init() {
 			}
 		}
 	}
-}
+	return x
+})
 
 // h5File is an HDF5 file (H5F records, and H5D records naming it).
 type h5File struct {
@@ -152,7 +156,7 @@ func (m *metrics) h5File(id uint64) *h5File {
 // addLayer accumulates a record of the H5F, H5D, PNETCDF_FILE,
 // PNETCDF_VAR or LUSTRE module.
 func (m *metrics) addLayer(r *darshan.Record) {
-	x := &layerIdx
+	x := layerIdx()
 	switch r.Module {
 	case darshan.ModH5F:
 		f := m.h5File(r.ID)
@@ -242,9 +246,9 @@ func (m *metrics) dataset(set map[uint64]*dataset, r *darshan.Record, sizeR, siz
 // into those of its file, when the log has Lustre layouts to compare them
 // with.
 func (m *metrics) addAccess(r *darshan.Record) {
-	set, vals, counts := m.ly.accessLow, layerIdx.posixAccess, layerIdx.posixAccessCount
+	set, vals, counts := m.ly.accessLow, layerIdx().posixAccess, layerIdx().posixAccessCount
 	if r.Module == darshan.ModMPIIO {
-		set, vals, counts = m.ly.accessMPI, layerIdx.mpiAccess, layerIdx.mpiAccessCount
+		set, vals, counts = m.ly.accessMPI, layerIdx().mpiAccess, layerIdx().mpiAccessCount
 	}
 	if set == nil {
 		return

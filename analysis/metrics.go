@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/iolens/iolens/darshan"
 )
@@ -142,9 +143,10 @@ type counterSet struct {
 	fileNames      bool // records name files (not datasets, traces...)
 }
 
-var genericCounters [darshan.NumKnownModules]counterSet
-
-func init() {
+// genericCounters are the counters of the generic totals of each module,
+// found on first use.
+var genericCounters = sync.OnceValue(func() *[darshan.NumKnownModules]counterSet {
+	var all [darshan.NumKnownModules]counterSet
 	prefixes := map[darshan.ModuleID]string{
 		darshan.ModPOSIX: "POSIX", darshan.ModMPIIO: "MPIIO", darshan.ModSTDIO: "STDIO",
 		darshan.ModH5F: "H5F", darshan.ModH5D: "H5D", darshan.ModPnetCDFFile: "PNETCDF_FILE",
@@ -173,9 +175,10 @@ func init() {
 		case darshan.ModPOSIX, darshan.ModMPIIO, darshan.ModSTDIO, darshan.ModH5F, darshan.ModPnetCDFFile, darshan.ModDFS:
 			cs.fileNames = true
 		}
-		genericCounters[id] = cs
+		all[id] = cs
 	}
-}
+	return &all
+})
 
 func (cs *counterSet) totals(r *darshan.Record) ioTotals {
 	var t ioTotals
@@ -200,8 +203,8 @@ func (cs *counterSet) totals(r *darshan.Record) ioTotals {
 	return t
 }
 
-// posixIdx holds the indices of the POSIX counters the insights use.
-var posixIdx struct {
+// posixIndices are the indices of the POSIX counters the insights use.
+type posixIndices struct {
 	reads, writes, bytesR, bytesW, maxR, maxW                int
 	seqR, seqW, memNA, fileNA, slowB, fastB                  int
 	sizeR, sizeW                                             []int // histogram bins, smallest first
@@ -210,9 +213,11 @@ var posixIdx struct {
 	stdioBytesR, stdioBytesW                                 int
 }
 
-func init() {
+// posixIdx returns the indices of the POSIX counters the insights use,
+// found on first use.
+var posixIdx = sync.OnceValue(func() *posixIndices {
 	p := darshan.ModPOSIX
-	x := &posixIdx
+	x := &posixIndices{}
 	x.reads, x.writes = p.CounterIndex("POSIX_READS"), p.CounterIndex("POSIX_WRITES")
 	x.bytesR, x.bytesW = p.CounterIndex("POSIX_BYTES_READ"), p.CounterIndex("POSIX_BYTES_WRITTEN")
 	x.maxR, x.maxW = p.CounterIndex("POSIX_MAX_BYTE_READ"), p.CounterIndex("POSIX_MAX_BYTE_WRITTEN")
@@ -237,7 +242,8 @@ func init() {
 			panic("analysis: a counter the insights use is missing from the darshan tables")
 		}
 	}
-}
+	return x
+})
 
 // metrics is the state of one pass over a log.
 type metrics struct {
@@ -332,7 +338,7 @@ func (m *metrics) add(r *darshan.Record) error {
 	if r.Header {
 		return nil
 	}
-	cs := &genericCounters[id]
+	cs := &genericCounters()[id]
 	t := cs.totals(r)
 	ms.addTotals(t)
 
@@ -380,7 +386,7 @@ func (m *metrics) add(r *darshan.Record) error {
 	case darshan.ModPOSIX:
 		m.addPOSIX(r, f)
 	case darshan.ModMPIIO:
-		x := &posixIdx
+		x := posixIdx()
 		ir, iw := cnt(r, x.mpiIndepR), cnt(r, x.mpiIndepW)
 		cr, cw := cnt(r, x.mpiCollR), cnt(r, x.mpiCollW)
 		ops := mpiSums{ir, iw, cr, cw}
@@ -393,7 +399,7 @@ func (m *metrics) add(r *darshan.Record) error {
 }
 
 func (m *metrics) addPOSIX(r *darshan.Record, f *fileStats) {
-	x := &posixIdx
+	x := posixIdx()
 	reads, writes := cnt(r, x.reads), cnt(r, x.writes)
 	br, bw := cnt(r, x.bytesR), cnt(r, x.bytesW)
 	var smallR, smallW int64
