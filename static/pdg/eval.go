@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/iolens/iolens/static/ir"
 )
@@ -257,28 +258,30 @@ func cast(t ir.Type, v Value) Value {
 
 // pureFuncs evaluates the library functions and Fortran intrinsics whose
 // result follows from their arguments, by lower-case name.
-var pureFuncs = map[string]func(env *Env, args []Value) Value{
-	"atoi": parseInt, "atol": parseInt, "atoll": parseInt,
-	"strtol": parseInt, "strtoll": parseInt, "strtoul": parseInt, "strtoull": parseInt,
-	"atof": parseFloat, "strtod": parseFloat, "strtof": parseFloat,
-	"abs": absValue, "labs": absValue, "fabs": absValue, "iabs": absValue, "dabs": absValue,
-	"min": extremum(-1), "max": extremum(1), "fmin": extremum(-1), "fmax": extremum(1),
-	"min0": extremum(-1), "max0": extremum(1), "amin1": extremum(-1), "amax1": extremum(1),
-	"mod":                    func(_ *Env, a []Value) Value { return arg2(a, "%") },
-	"pow":                    func(_ *Env, a []Value) Value { return arg2(a, "**") },
-	"int":                    func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "int"}) },
-	"nint":                   roundValue,
-	"lround":                 roundValue,
-	"floor":                  func(_ *Env, a []Value) Value { return mathValue(a, math.Floor) },
-	"ceil":                   func(_ *Env, a []Value) Value { return mathValue(a, math.Ceil) },
-	"ceiling":                func(_ *Env, a []Value) Value { return mathValue(a, math.Ceil) },
-	"sqrt":                   func(_ *Env, a []Value) Value { return mathValue(a, math.Sqrt) },
-	"real":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
-	"dble":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
-	"float":                  func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
-	"command_argument_count": argCount,
-	"iargc":                  argCount,
-}
+var pureFuncs = sync.OnceValue(func() map[string]func(env *Env, args []Value) Value {
+	return map[string]func(env *Env, args []Value) Value{
+		"atoi": parseInt, "atol": parseInt, "atoll": parseInt,
+		"strtol": parseInt, "strtoll": parseInt, "strtoul": parseInt, "strtoull": parseInt,
+		"atof": parseFloat, "strtod": parseFloat, "strtof": parseFloat,
+		"abs": absValue, "labs": absValue, "fabs": absValue, "iabs": absValue, "dabs": absValue,
+		"min": extremum(-1), "max": extremum(1), "fmin": extremum(-1), "fmax": extremum(1),
+		"min0": extremum(-1), "max0": extremum(1), "amin1": extremum(-1), "amax1": extremum(1),
+		"mod":                    func(_ *Env, a []Value) Value { return arg2(a, "%") },
+		"pow":                    func(_ *Env, a []Value) Value { return arg2(a, "**") },
+		"int":                    func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "int"}) },
+		"nint":                   roundValue,
+		"lround":                 roundValue,
+		"floor":                  func(_ *Env, a []Value) Value { return mathValue(a, math.Floor) },
+		"ceil":                   func(_ *Env, a []Value) Value { return mathValue(a, math.Ceil) },
+		"ceiling":                func(_ *Env, a []Value) Value { return mathValue(a, math.Ceil) },
+		"sqrt":                   func(_ *Env, a []Value) Value { return mathValue(a, math.Sqrt) },
+		"real":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
+		"dble":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
+		"float":                  func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
+		"command_argument_count": argCount,
+		"iargc":                  argCount,
+	}
+})
 
 // argCount is Fortran's COMMAND_ARGUMENT_COUNT (and IARGC).
 func argCount(env *Env, _ []Value) Value {
@@ -289,7 +292,7 @@ func argCount(env *Env, _ []Value) Value {
 }
 
 func (e *Env) evalCall(x ir.CallExpr, depth int) Value {
-	if f, ok := pureFuncs[strings.ToLower(strings.TrimPrefix(x.Callee, "std::"))]; ok {
+	if f, ok := pureFuncs()[strings.ToLower(strings.TrimPrefix(x.Callee, "std::"))]; ok {
 		args := make([]Value, len(x.Args))
 		for i, a := range x.Args {
 			args[i] = e.eval(a, depth)

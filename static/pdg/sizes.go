@@ -4,26 +4,31 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/iolens/iolens/static/ir"
 )
 
 // basicSizes are the sizes of C and Fortran base types on LP64 systems,
 // for front-ends that leave Type.Size at 0.
-var basicSizes = map[string]int64{
-	"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "_bool": 1, "int8_t": 1, "uint8_t": 1,
-	"short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2,
-	"int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4,
-	"long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "double": 8,
-	"size_t": 8, "ssize_t": 8, "off_t": 8, "int64_t": 8, "uint64_t": 8, "hsize_t": 8, "hid_t": 8,
-	"mpi_offset": 8, "long double": 16,
-	"integer": 4, "real": 4, "logical": 4, "character": 1, "complex": 8,
-	"double precision": 8, "double complex": 16,
-}
+var basicSizes = sync.OnceValue(func() map[string]int64 {
+	return map[string]int64{
+		"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "_bool": 1, "int8_t": 1, "uint8_t": 1,
+		"short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2,
+		"int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4,
+		"long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "double": 8,
+		"size_t": 8, "ssize_t": 8, "off_t": 8, "int64_t": 8, "uint64_t": 8, "hsize_t": 8, "hid_t": 8,
+		"mpi_offset": 8, "long double": 16,
+		"integer": 4, "real": 4, "logical": 4, "character": 1, "complex": 8,
+		"double precision": 8, "double complex": 16,
+	}
+})
 
 // fortranKind matches the kind or length of a Fortran type name:
 // real(8), real(kind=8), real*8, integer(int64) is not a literal kind.
-var fortranKind = regexp.MustCompile(`^(\w+)\s*(?:\*\s*(\d+)|\(\s*(?:kind\s*=\s*|len\s*=\s*)?(\d+)\s*\))`)
+var fortranKind = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\w+)\s*(?:\*\s*(\d+)|\(\s*(?:kind\s*=\s*|len\s*=\s*)?(\d+)\s*\))`)
+})
 
 // baseSize returns the size of one element of t's base type (8 for
 // pointers), and false when unknown.
@@ -36,10 +41,10 @@ func baseSize(t ir.Type) (int64, bool) {
 	}
 	n := strings.ToLower(strings.TrimSpace(t.Name))
 	n = strings.TrimPrefix(strings.TrimPrefix(n, "const "), "static ")
-	if s, ok := basicSizes[n]; ok {
+	if s, ok := basicSizes()[n]; ok {
 		return s, true
 	}
-	if m := fortranKind.FindStringSubmatch(n); m != nil {
+	if m := fortranKind().FindStringSubmatch(n); m != nil {
 		k, _ := strconv.ParseInt(m[2]+m[3], 10, 64)
 		if m[1] == "complex" {
 			k *= 2 // complex(8) is two real(8)

@@ -3,40 +3,45 @@ package pdg
 import (
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/iolens/iolens/static/ir"
 )
 
 // mathCosts are the operation counts charged for math library calls and
 // intrinsics. One operation is about one cycle (sysprof.CyclesPerOp).
-var mathCosts = map[string]float64{
-	"sqrt": 4, "dsqrt": 4, "sqrtf": 4, "cbrt": 30,
-	"exp": 40, "dexp": 40, "expf": 30, "log": 40, "dlog": 40, "logf": 30, "log10": 40, "log2": 40,
-	"pow": 80, "powf": 60, "sin": 40, "cos": 40, "tan": 60, "dsin": 40, "dcos": 40, "asin": 60,
-	"acos": 60, "atan": 60, "atan2": 80, "sinh": 60, "cosh": 60, "tanh": 60, "erf": 60, "fmod": 20,
-	"hypot": 30, "fabs": 1, "abs": 1, "floor": 1, "ceil": 1, "fmin": 1, "fmax": 1,
-	"min": 1, "max": 1, "mod": 2, "sign": 1, "dot_product": 2, "matmul": 2, "sum": 1,
-}
+var mathCosts = sync.OnceValue(func() map[string]float64 {
+	return map[string]float64{
+		"sqrt": 4, "dsqrt": 4, "sqrtf": 4, "cbrt": 30,
+		"exp": 40, "dexp": 40, "expf": 30, "log": 40, "dlog": 40, "logf": 30, "log10": 40, "log2": 40,
+		"pow": 80, "powf": 60, "sin": 40, "cos": 40, "tan": 60, "dsin": 40, "dcos": 40, "asin": 60,
+		"acos": 60, "atan": 60, "atan2": 80, "sinh": 60, "cosh": 60, "tanh": 60, "erf": 60, "fmod": 20,
+		"hypot": 30, "fabs": 1, "abs": 1, "floor": 1, "ceil": 1, "fmin": 1, "fmax": 1,
+		"min": 1, "max": 1, "mod": 2, "sign": 1, "dot_product": 2, "matmul": 2, "sum": 1,
+	}
+})
 
 // libraryCosts are the operation counts charged for common C library and
 // MPI routines that do no file I/O. They are typical costs of one call on
 // short arguments; the routines whose cost grows with an argument are in
 // sizedCosts. MPI start-up and tear-down are compute as the collector sees
 // them: they are not file I/O.
-var libraryCosts = map[string]float64{
-	"strtod": 250, "strtof": 200, "strtold": 300, "atof": 250,
-	"strtol": 60, "strtoul": 60, "strtoll": 60, "strtoull": 60, "atoi": 50, "atol": 50, "atoll": 50,
-	"sscanf": 800, "sprintf": 800, "snprintf": 800, "vsnprintf": 800, "vsprintf": 800,
-	"rand": 20, "random": 20, "rand_r": 15, "drand48": 25, "erand48": 25, "lrand48": 25, "srand": 10,
-	"malloc": 60, "calloc": 80, "realloc": 100, "free": 40, "new": 60, "new[]": 60, "delete": 40, "delete[]": 40,
-	"strlen": 20, "strcmp": 20, "strncmp": 20, "strcpy": 30, "strncpy": 30, "strcat": 40, "strchr": 20,
-	"strdup": 100, "strtok": 40, "isdigit": 2, "isspace": 2, "toupper": 2, "tolower": 2,
-	"clock_gettime": 30, "gettimeofday": 30, "time": 10, "clock": 200,
-	"mpi_init": 2e8, "mpi_init_thread": 2e8, "mpi_finalize": 4e7,
-	"mpi_barrier": 2e4, "mpi_bcast": 2e4, "mpi_reduce": 2e4, "mpi_allreduce": 3e4,
-	"mpi_gather": 3e4, "mpi_allgather": 3e4, "mpi_scatter": 3e4, "mpi_alltoall": 5e4,
-	"mpi_send": 5e3, "mpi_recv": 5e3, "mpi_sendrecv": 8e3, "mpi_wtime": 30,
-}
+var libraryCosts = sync.OnceValue(func() map[string]float64 {
+	return map[string]float64{
+		"strtod": 250, "strtof": 200, "strtold": 300, "atof": 250,
+		"strtol": 60, "strtoul": 60, "strtoll": 60, "strtoull": 60, "atoi": 50, "atol": 50, "atoll": 50,
+		"sscanf": 800, "sprintf": 800, "snprintf": 800, "vsnprintf": 800, "vsprintf": 800,
+		"rand": 20, "random": 20, "rand_r": 15, "drand48": 25, "erand48": 25, "lrand48": 25, "srand": 10,
+		"malloc": 60, "calloc": 80, "realloc": 100, "free": 40, "new": 60, "new[]": 60, "delete": 40, "delete[]": 40,
+		"strlen": 20, "strcmp": 20, "strncmp": 20, "strcpy": 30, "strncpy": 30, "strcat": 40, "strchr": 20,
+		"strdup": 100, "strtok": 40, "isdigit": 2, "isspace": 2, "toupper": 2, "tolower": 2,
+		"clock_gettime": 30, "gettimeofday": 30, "time": 10, "clock": 200,
+		"mpi_init": 2e8, "mpi_init_thread": 2e8, "mpi_finalize": 4e7,
+		"mpi_barrier": 2e4, "mpi_bcast": 2e4, "mpi_reduce": 2e4, "mpi_allreduce": 3e4,
+		"mpi_gather": 3e4, "mpi_allgather": 3e4, "mpi_scatter": 3e4, "mpi_alltoall": 5e4,
+		"mpi_send": 5e3, "mpi_recv": 5e3, "mpi_sendrecv": 8e3, "mpi_wtime": 30,
+	}
+})
 
 // sizedCost is the cost of a routine whose work grows with an argument:
 // perElem operations per unit of Args[arg] (times Args[arg2] when arg2 is
@@ -50,11 +55,13 @@ type sizedCost struct {
 // sizedCosts are the routines whose cost grows with an argument: memory and string
 // routines at about 16 bytes per cycle, sorts at n log n comparisons
 // through a function pointer.
-var sizedCosts = map[string]sizedCost{
-	"memcpy": {2, -1, 1.0 / 16, false}, "memmove": {2, -1, 1.0 / 16, false},
-	"memset": {2, -1, 1.0 / 16, false}, "memcmp": {2, -1, 1.0 / 16, false},
-	"qsort": {1, -1, 20, true},
-}
+var sizedCosts = sync.OnceValue(func() map[string]sizedCost {
+	return map[string]sizedCost{
+		"memcpy": {2, -1, 1.0 / 16, false}, "memmove": {2, -1, 1.0 / 16, false},
+		"memset": {2, -1, 1.0 / 16, false}, "memcmp": {2, -1, 1.0 / 16, false},
+		"qsort": {1, -1, 20, true},
+	}
+})
 
 // defaultCallCost is the cost of a call of a routine that is neither in
 // the tables nor defined by the program.
@@ -65,13 +72,13 @@ const defaultCallCost = 20
 // ones.
 func callCost(c *ir.Call, env *Env) float64 {
 	name := strings.ToLower(strings.TrimPrefix(c.Callee, "std::"))
-	if v, ok := mathCosts[name]; ok {
+	if v, ok := mathCosts()[name]; ok {
 		return v
 	}
-	if v, ok := libraryCosts[name]; ok {
+	if v, ok := libraryCosts()[name]; ok {
 		return v
 	}
-	if s, ok := sizedCosts[name]; ok && s.arg >= 0 && s.arg < len(c.Args) {
+	if s, ok := sizedCosts()[name]; ok && s.arg >= 0 && s.arg < len(c.Args) {
 		n, ok := Eval(c.Args[s.arg], env).Float()
 		if ok && s.arg2 >= 0 && s.arg2 < len(c.Args) {
 			m, ok2 := Eval(c.Args[s.arg2], env).Float()
@@ -125,7 +132,7 @@ func ops(x ir.Expr, intrinsics bool) float64 {
 	case ir.CallExpr:
 		var n float64
 		if intrinsics {
-			if c, ok := mathCosts[strings.ToLower(x.Callee)]; ok {
+			if c, ok := mathCosts()[strings.ToLower(x.Callee)]; ok {
 				n = c
 			}
 		}
