@@ -216,13 +216,14 @@ func phasesOf(module string, runs []traceRun, st straggling) traceResult {
 		span
 		open bool
 	}
-	// Spans are about as many as operations when ranks take turns:
-	// presize for up to a million, so that growing does not copy them.
+	// Spans are as many as operations at most (and about as many when
+	// operations do not overlap): presize, so that growing does not copy
+	// them; they take half the memory of the operations.
 	nops := 0
 	for _, r := range all {
 		nops += len(r.ops)
 	}
-	spans := make([]span, 0, min(nops, 1<<20))
+	spans := make([]span, 0, nops)
 	// The open span of each rank, found through its run: a run has one rank.
 	slot := make(map[int32]int32)
 	var cur []rankSpan
