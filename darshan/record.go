@@ -381,9 +381,10 @@ func (rr *RecordReader) more() error {
 // straight into big rather than gathered from chunks.
 func (rr *RecordReader) moreFor(want int) error {
 	left := rr.win[rr.off:rr.end]
-	// A corrupt record may claim any size: grow by doubling past 64 MiB,
-	// so that memory follows the bytes really there.
-	want = min(want, max(2*len(left), 64<<20))
+	// A corrupt record may claim any size: past 64 MiB, grow to at most
+	// four times the bytes really there, so that memory follows them
+	// (and a large record is copied once or twice, not at every doubling).
+	want = min(want, max(4*len(left), 64<<20))
 	if cap(rr.big) < want+chunkSize {
 		rr.big = make([]byte, 0, want+chunkSize)
 	}
