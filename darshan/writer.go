@@ -9,6 +9,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dsnet/compress/bzip2"
@@ -110,6 +111,7 @@ const (
 	stateNew     writerState = iota // expecting WriteJob
 	stateJob                        // job written: names or modules next
 	stateModules                    // names written or modules started
+	stateExtensions                 // extension regions started (each written whole)
 	stateClosed
 )
 
@@ -284,7 +286,7 @@ func (w *Writer) BeginModule(m ModuleID) error {
 // endModule ends the region of the current module and enters it in the
 // header.
 func (w *Writer) endModule() error {
-	if w.cur < 0 {
+	if w.cur < 0 || w.state == stateExtensions {
 		return nil
 	}
 	// A module without records still gets its (empty) region, so that
@@ -346,6 +348,42 @@ func (w *Writer) WriteRecord(r *Record) error {
 	return nil
 }
 
+// WriteExtension writes the region of extension module m (see
+// [ModuleID.IsExtension]) holding data, uncompressed, at the given version.
+// Extension regions come after every Darshan module, in increasing id
+// order; an empty data writes nothing.
+func (w *Writer) WriteExtension(m ModuleID, version uint32, data []byte) error {
+	part := "module id " + strconv.Itoa(int(m))
+	if err := w.usable(part); err != nil {
+		return err
+	}
+	switch {
+	case w.state == stateNew:
+		return partError(part, errorf(ErrWriteOrder, "WriteExtension before WriteJob"))
+	case !m.IsExtension():
+		return partError(part, errorf(ErrUnknownModule, "module id %d is not an extension module", int(m)))
+	case m <= w.cur:
+		return partError(part, errorf(ErrWriteOrder, "module id %d after module %s: modules must come in increasing id order", int(m), w.cur))
+	}
+	if err := w.endModule(); err != nil {
+		return err
+	}
+	w.state, w.cur = stateExtensions, m
+	if len(data) == 0 {
+		return nil
+	}
+	if err := w.writeData(data); err != nil {
+		return w.fail(partError(part, err))
+	}
+	g, err := w.endRegion()
+	if err != nil {
+		return w.fail(partError(part, err))
+	}
+	w.hdr.Modules[m] = g
+	w.hdr.ModuleVersions[m] = version
+	return nil
+}
+
 // SetPartial flags module m as holding incomplete data (bit m of the
 // header's partial flag). Ids outside 0–63 are ignored.
 func (w *Writer) SetPartial(m ModuleID) {
@@ -377,9 +415,9 @@ func (w *Writer) Close() error {
 // the given options: job record, command line, mount table, every name,
 // the records of every known module (read without [ReferenceQuirks] and
 // converted to the current record versions; DXT segments keep their thread
-// ids when src has them) and the partial flags. Every region of a known
-// module is kept, empty ones included; regions of modules unknown to this
-// package are dropped. The mount table is written so that reading dst
+// ids when src has them), the extension regions of iolens (unchanged) and
+// the partial flags. Every region of a known module is kept, empty ones
+// included; regions of modules unknown to this package are dropped. The mount table is written so that reading dst
 // yields src.Mounts in the same order.
 func Convert(dst io.WriterAt, src *Log, opts WriterOptions) error {
 	v := src.Header.ModuleVersions
@@ -403,6 +441,18 @@ func Convert(dst io.WriterAt, src *Log, opts WriterOptions) error {
 			return convertError(src, err)
 		}
 		if err := src.Each(m, w.WriteRecord); err != nil {
+			return convertError(src, err)
+		}
+	}
+	for m := ModuleID(NumKnownModules); m < MaxModules; m++ {
+		if !m.IsExtension() || src.Header.Modules[m].Len == 0 {
+			continue
+		}
+		data, ver, err := src.Extension(m)
+		if err != nil {
+			return convertError(src, err)
+		}
+		if err := w.WriteExtension(m, ver, data); err != nil {
 			return convertError(src, err)
 		}
 	}
