@@ -108,10 +108,10 @@ type Writer struct {
 type writerState uint8
 
 const (
-	stateNew     writerState = iota // expecting WriteJob
-	stateJob                        // job written: names or modules next
-	stateModules                    // names written or modules started
-	stateExtensions                 // extension regions started (each written whole)
+	stateNew        writerState = iota // expecting WriteJob
+	stateJob                           // job written: names or modules next
+	stateModules                       // names written or modules started
+	stateExtensions                    // extension regions started (each written whole)
 	stateClosed
 )
 
