@@ -223,12 +223,13 @@ func writeLog(w io.WriterAt, g Group, opts LogOptions) error {
 	mods[darshan.ModSTDIO] = filterSTDIO(mods[darshan.ModSTDIO])
 	mods[darshan.ModDXTPOSIX], mods[darshan.ModDXTMPIIO] = dxtRecords(procs)
 	mods[darshan.ModHeatmap] = heatmapRecords(procs, g.MPI)
+	seqs := accessSequences(procs)
 
 	wr := darshan.NewWriter(w, darshan.WriterOptions{Compression: opts.Compression, Fast: true, DXTThreads: opts.DXTThreads})
 	if err := wr.WriteJob(job, jobCommandLine(first.Header.Cmdline), mounts); err != nil {
 		return err
 	}
-	if err := wr.WriteNames(nameTable(procs, mods)); err != nil {
+	if err := wr.WriteNames(nameTable(procs, mods, seqs)); err != nil {
 		return err
 	}
 	for m, recs := range mods {
@@ -243,6 +244,9 @@ func writeLog(w io.WriterAt, g Group, opts LogOptions) error {
 				return err
 			}
 		}
+	}
+	if err := wr.WriteExtension(darshan.ModAccess, darshan.AccessVersion, accessRegion(seqs)); err != nil {
+		return err
 	}
 	var partial uint64
 	for _, p := range procs {
@@ -418,7 +422,7 @@ func heatmapRecords(procs []*mergeProc, mpi bool) []*darshan.Record {
 // the files of H5D and PNETCDF_VAR records), in order of first appearance
 // in the stores taken in rank order, then the heatmap names the stores do
 // not hold.
-func nameTable(procs []*mergeProc, mods [][]*darshan.Record) iter.Seq2[uint64, string] {
+func nameTable(procs []*mergeProc, mods [][]*darshan.Record, seqs []darshan.AccessSequence) iter.Seq2[uint64, string] {
 	used := make(map[uint64]bool)
 	for _, recs := range mods {
 		for _, r := range recs {
@@ -426,6 +430,11 @@ func nameTable(procs []*mergeProc, mods [][]*darshan.Record) iter.Seq2[uint64, s
 			if r.FileRecID != 0 {
 				used[r.FileRecID] = true
 			}
+		}
+	}
+	for _, s := range seqs {
+		for _, a := range s.Accesses {
+			used[a.ID], used[a.File] = true, true
 		}
 	}
 	var heat []string

@@ -24,6 +24,10 @@ type RunOptions struct {
 	LogDir string
 	// DXT enables per-operation traces (DXT_POSIX, DXT_MPIIO).
 	DXT bool
+	// Learn records each process's access sequence (PnetCDF variables,
+	// HDF5 datasets, POSIX extents) into the log's access region, for
+	// package knowledge.
+	Learn bool
 	// App names the application in log file names (also IOLENS_APP);
 	// empty means the base name of the traced executable.
 	App string
@@ -195,6 +199,9 @@ func commandEnv(env []string, lib, stores string, opts RunOptions) []string {
 	}
 	if opts.DXT {
 		set["IOLENS_DXT"] = "1"
+	}
+	if opts.Learn {
+		set["IOLENS_LEARN"] = "1"
 	}
 	if opts.App != "" {
 		set["IOLENS_APP"] = opts.App

@@ -27,11 +27,14 @@ const (
 	blockRecord  = 2
 	blockDXT     = 3
 	blockHeatmap = 4
+	blockAccess  = 6
 
 	nameFixed      = 24   // word, id, len, pad
 	recordFixed    = 48   // word ... reserved
 	dxtFixed       = 16   // word, capacity, next
 	segmentSize    = 56   // one struct iol_segment
+	accessSize     = 192  // one struct iol_access
+	accessDims     = 8    // IOL_ACCESS_DIMS
 	heatmapSize    = 3224 // word, module, pad, width, 2×200 bins
 	cmdlineMax     = 3072
 	hostnameSize   = 64
@@ -52,6 +55,7 @@ const (
 const (
 	FlagDXT      = 1 // DXT tracing was enabled
 	FlagMPIBuild = 2 // the library was built with MPI support
+	FlagLearn    = 4 // access sequences were recorded (IOLENS_LEARN)
 )
 
 // DXT operations of [StoreSegment.Op].
@@ -116,6 +120,21 @@ type StoreSegment struct {
 	Thread     uint64
 }
 
+// StoreAccess is one access of a store's access sequence (recorded with
+// IOLENS_LEARN; see darshan.Access): a PnetCDF variable or HDF5 dataset
+// transfer with the bounding box of its selection, or a POSIX extent.
+type StoreAccess struct {
+	Module       darshan.ModuleID // ModPnetCDFVar, ModH5D or ModPOSIX
+	Op           uint32           // OpWrite or OpRead
+	ID, File     uint64           // object and file record ids (equal for POSIX)
+	Offset       int64            // -1 for high-level accesses
+	Length       int64
+	Start, Count []int64 // selection bounding box, innermost dimensions
+	// StartTime and EndTime are in seconds since the process start.
+	StartTime, EndTime float64
+	Thread             uint64
+}
+
 // StoreHeatmap is the heatmap of one module of a store: bytes per time bin,
 // bins starting at the process start.
 type StoreHeatmap struct {
@@ -153,6 +172,9 @@ type Store struct {
 	Records  []*StoreRecord
 	Segments []StoreSegment
 	Heatmaps []StoreHeatmap
+	// Accesses is the access sequence, in the order the accesses ended;
+	// never-completed ones are left out.
+	Accesses []StoreAccess
 	// Functions are the function profiles of a program built with
 	// -finstrument-functions (see FunctionStats), in block order.
 	Functions []StoreFunction
@@ -344,6 +366,8 @@ func (s *Store) readBlocks(data []byte) error {
 			err = s.readRecord(b)
 		case blockDXT:
 			err = s.readDXT(b)
+		case blockAccess:
+			err = s.readAccess(b)
 		case blockHeatmap:
 			err = s.readHeatmap(b)
 		case blockFunc:
@@ -440,6 +464,44 @@ func (s *Store) readDXT(b []byte) error {
 			End:    float64(storeOrder.Uint64(g[40:])) / s.Hz,
 			Thread: storeOrder.Uint64(g[48:]),
 		})
+	}
+	return nil
+}
+
+func (s *Store) readAccess(b []byte) error {
+	if len(b) < dxtFixed {
+		return fmt.Errorf("%w: access block of %d bytes", ErrCorruptStore, len(b))
+	}
+	capacity := uint64(storeOrder.Uint32(b[8:]))
+	if dxtFixed+accessSize*capacity > uint64(len(b)) {
+		return fmt.Errorf("%w: access block of %d bytes cannot hold %d accesses", ErrCorruptStore, len(b), capacity)
+	}
+	for i := uint64(0); i < capacity; i++ {
+		g := b[dxtFixed+accessSize*i:]
+		kind := storeOrder.Uint32(g[16:])
+		if kind == 0 {
+			continue
+		}
+		nd := min(int(storeOrder.Uint32(g[20:])), accessDims)
+		a := StoreAccess{
+			Module:    darshan.ModuleID(kind >> 8),
+			Op:        kind & 0xff,
+			ID:        storeOrder.Uint64(g),
+			File:      storeOrder.Uint64(g[8:]),
+			Offset:    int64(storeOrder.Uint64(g[24:])),
+			Length:    int64(storeOrder.Uint64(g[32:])),
+			StartTime: float64(storeOrder.Uint64(g[40:])) / s.Hz,
+			EndTime:   float64(storeOrder.Uint64(g[48:])) / s.Hz,
+			Thread:    storeOrder.Uint64(g[56:]),
+		}
+		if nd > 0 {
+			a.Start, a.Count = make([]int64, nd), make([]int64, nd)
+			for d := range nd {
+				a.Start[d] = int64(storeOrder.Uint64(g[64+8*d:]))
+				a.Count[d] = int64(storeOrder.Uint64(g[64+8*accessDims+8*d:]))
+			}
+		}
+		s.Accesses = append(s.Accesses, a)
 	}
 	return nil
 }

@@ -23,9 +23,12 @@
 _Static_assert(sizeof(struct iol_store_header) == IOL_HEADER_SIZE, "store header size");
 _Static_assert(sizeof(struct iol_record_block) == 48, "record block header size");
 _Static_assert(sizeof(struct iol_segment) == 56, "segment size");
+_Static_assert(sizeof(struct iol_access) == 192, "access size");
+_Static_assert(offsetof(struct iol_access_block, acc) == offsetof(struct iol_dxt_block, seg), "chunk headers");
 
 volatile int iol_active;
 int iol_dxt_enabled;
+int iol_learn_enabled;
 int64_t iol_mem_alignment = 8;
 iol_tick iol_tick0;
 iol_tick iol_next_calibration = UINT64_MAX;
@@ -48,6 +51,22 @@ struct iol_table {
 
 #define IOL_MAX_MODULES 32
 
+/*
+ * A sequence of fixed-size elements (DXT segments, accesses) in chunks of
+ * the store: each chunk holds twice as many as the previous one (from 1024
+ * up to 2^20), and the chunks together at most max bytes; past that the
+ * elements are dropped and the module flagged partial.
+ */
+struct iol_stream {
+	uint64_t max;
+	uint64_t bytes;
+	uint32_t next_cap;
+	uint32_t type;   /* block type of the chunks */
+	size_t elem;     /* element size */
+	int partial_mod; /* module flagged partial when the cap is reached */
+	struct iol_dxt_block *volatile cur; /* header common to every chunk */
+};
+
 static struct {
 	int state; /* 0 not started, 1 starting, 2 started, 3 finished */
 	pthread_mutex_t lock;
@@ -57,10 +76,8 @@ static struct {
 	char *base;
 	size_t reserved;
 	uint64_t store_max;
-	uint64_t dxt_max;
-	uint64_t dxt_bytes;
-	uint32_t dxt_next_cap;
-	struct iol_dxt_block *volatile dxt_cur;
+	struct iol_stream dxt;    /* DXT segments */
+	struct iol_stream access; /* access sequence */
 	const struct iol_module *modules[IOL_MAX_MODULES];
 	struct iol_table names;   /* id -> name block */
 	struct iol_table records; /* module/id -> record */
@@ -827,66 +844,98 @@ static double estimate_hz(void)
 	}
 }
 
-/* ---- DXT ---- */
+/* ---- DXT and access sequences ---- */
 
-static struct iol_dxt_block *dxt_chunk(struct iol_dxt_block *full, int module)
+/* Returns the chunk after full (allocating it if no other thread did), or
+ * NULL when the stream reached its cap or the store is full. */
+static struct iol_dxt_block *stream_chunk(struct iol_stream *st, struct iol_dxt_block *full, int partial_mod)
 {
 	int saved = errno;
 	pthread_mutex_lock(&g.lock);
-	struct iol_dxt_block *cur = g.dxt_cur;
+	struct iol_dxt_block *cur = st->cur;
 	if (cur == full) {
-		uint32_t cap = g.dxt_next_cap ? g.dxt_next_cap : 1024;
-		uint64_t left = g.dxt_max > g.dxt_bytes ? g.dxt_max - g.dxt_bytes : 0;
-		if ((uint64_t)cap * sizeof(struct iol_segment) > left)
-			cap = (uint32_t)(left / sizeof(struct iol_segment));
+		uint32_t cap = st->next_cap ? st->next_cap : 1024;
+		uint64_t left = st->max > st->bytes ? st->max - st->bytes : 0;
+		if ((uint64_t)cap * st->elem > left)
+			cap = (uint32_t)(left / st->elem);
 		cur = NULL;
 		if (cap > 0) {
-			size_t size = sizeof(struct iol_dxt_block) + (size_t)cap * sizeof(struct iol_segment);
+			size_t size = sizeof(struct iol_dxt_block) + (size_t)cap * st->elem;
 			cur = store_alloc(size);
 			if (cur) {
 				/* Fault the chunk in with one call rather than one
-				 * page fault per 73 segments on the hot path. */
+				 * page fault per few dozen elements on the hot path. */
 				uintptr_t lo = (uintptr_t)cur & ~(uintptr_t)4095;
 				syscall(SYS_madvise, lo, ((uintptr_t)cur + size) - lo, MADV_POPULATE_WRITE);
 				cur->capacity = cap;
-				publish(&cur->word, IOL_BLK_DXT, size);
-				g.dxt_bytes += size;
-				g.dxt_next_cap = cap < (1u << 20) ? cap * 2 : cap;
-				__atomic_store_n(&g.dxt_cur, cur, __ATOMIC_RELEASE);
+				publish(&cur->word, st->type, size);
+				st->bytes += size;
+				st->next_cap = cap < (1u << 20) ? cap * 2 : cap;
+				__atomic_store_n(&st->cur, cur, __ATOMIC_RELEASE);
 			}
 		}
 		if (!cur)
-			iol_set_partial(module == IOL_MOD_MPIIO ? IOL_MOD_DXT_MPIIO : IOL_MOD_DXT_POSIX);
+			iol_set_partial(partial_mod);
 	}
 	pthread_mutex_unlock(&g.lock);
 	errno = saved;
 	return cur;
 }
 
-void iol_dxt_add(int module, uint64_t id, int op, int64_t offset, int64_t length, iol_tick t1, iol_tick t2)
+/* Reserves the next element of st; NULL when it is full. The caller fills
+ * the element and stores its kind word last, with release ordering. */
+static void *stream_slot(struct iol_stream *st, int partial_mod)
 {
-	struct iol_dxt_block *c = __atomic_load_n(&g.dxt_cur, __ATOMIC_ACQUIRE);
+	struct iol_dxt_block *c = __atomic_load_n(&st->cur, __ATOMIC_ACQUIRE);
 	for (;;) {
 		if (c) {
 			uint32_t i = __libc_single_threaded ? c->next++
 							    : __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
-			if (IOL_LIKELY(i < c->capacity)) {
-				struct iol_segment *s = &c->seg[i];
-				s->id = id;
-				s->offset = offset;
-				s->length = length;
-				s->start = t1 - iol_tick0;
-				s->end = t2 - iol_tick0;
-				s->thread = (uint64_t)pthread_self();
-				__atomic_store_n(&s->kind, (uint32_t)(module << 8 | op), __ATOMIC_RELEASE);
-				return;
-			}
+			if (IOL_LIKELY(i < c->capacity))
+				return (char *)c->seg + (size_t)i * st->elem;
 		}
-		struct iol_dxt_block *n = dxt_chunk(c, module);
+		struct iol_dxt_block *n = stream_chunk(st, c, partial_mod);
 		if (!n || n == c)
-			return;
+			return NULL;
 		c = n;
 	}
+}
+
+void iol_dxt_add(int module, uint64_t id, int op, int64_t offset, int64_t length, iol_tick t1, iol_tick t2)
+{
+	struct iol_segment *s = stream_slot(&g.dxt, module == IOL_MOD_MPIIO ? IOL_MOD_DXT_MPIIO : IOL_MOD_DXT_POSIX);
+	if (!s)
+		return;
+	s->id = id;
+	s->offset = offset;
+	s->length = length;
+	s->start = t1 - iol_tick0;
+	s->end = t2 - iol_tick0;
+	s->thread = (uint64_t)pthread_self();
+	__atomic_store_n(&s->kind, (uint32_t)(module << 8 | op), __ATOMIC_RELEASE);
+}
+
+void iol_access_add(int module, uint64_t id, uint64_t file, int op, int64_t offset, int64_t length, int ndims,
+		    const int64_t *sel_start, const int64_t *sel_count, iol_tick t1, iol_tick t2)
+{
+	struct iol_access *a = stream_slot(&g.access, IOL_MOD_ACCESS);
+	if (!a)
+		return;
+	a->id = id;
+	a->file = file;
+	a->offset = offset;
+	a->length = length;
+	a->start = t1 - iol_tick0;
+	a->end = t2 - iol_tick0;
+	a->thread = (uint64_t)pthread_self();
+	int first = ndims > IOL_ACCESS_DIMS ? ndims - IOL_ACCESS_DIMS : 0;
+	int n = ndims - first;
+	for (int d = 0; d < n; d++) {
+		a->sel_start[d] = sel_start ? sel_start[first + d] : 0;
+		a->sel_count[d] = sel_count ? sel_count[first + d] : 1;
+	}
+	a->ndims = (uint32_t)(n > 0 ? n : 0);
+	__atomic_store_n(&a->kind, (uint32_t)(module << 8 | op), __ATOMIC_RELEASE);
 }
 
 /* ---- heatmaps ---- */
@@ -1028,7 +1077,7 @@ static void header_init(int64_t parent)
 	h->state = IOL_STATE_RUNNING;
 	h->mpi_rank = -1;
 	h->jobid = parse_jobid();
-	h->flags = (iol_dxt_enabled ? IOL_FLAG_DXT : 0)
+	h->flags = (iol_dxt_enabled ? IOL_FLAG_DXT : 0) | (iol_learn_enabled ? IOL_FLAG_LEARN : 0)
 #ifdef IOLENS_MPI
 		   | IOL_FLAG_MPI_BUILD
 #endif
@@ -1070,9 +1119,15 @@ void iol_ensure_started(void)
 	if (a && atoll(a) > 0)
 		iol_mem_alignment = atoll(a);
 	g.store_max = parse_size(getenv("IOLENS_STORE_MAX"), 4ULL << 30);
-	g.dxt_max = parse_size(getenv("IOLENS_DXT_MAX"), 1ULL << 30);
-	if (g.dxt_max > g.store_max)
-		g.dxt_max = g.store_max;
+	iol_learn_enabled = env_on("IOLENS_LEARN");
+	g.dxt = (struct iol_stream){.type = IOL_BLK_DXT, .elem = sizeof(struct iol_segment)};
+	g.dxt.max = parse_size(getenv("IOLENS_DXT_MAX"), 1ULL << 30);
+	if (g.dxt.max > g.store_max)
+		g.dxt.max = g.store_max;
+	g.access = (struct iol_stream){.type = IOL_BLK_ACCESS, .elem = sizeof(struct iol_access)};
+	g.access.max = parse_size(getenv("IOLENS_LEARN_MAX"), 256ULL << 20);
+	if (g.access.max > g.store_max)
+		g.access.max = g.store_max;
 	g.have_runtime = regcomp(&g.runtime, runtime_files, REG_EXTENDED | REG_NOSUB) == 0;
 	compile_regex("IOLENS_EXCLUDE", &g.exclude, &g.have_exclude);
 	compile_regex("IOLENS_INCLUDE", &g.include, &g.have_include);
@@ -1138,9 +1193,12 @@ static void fork_child(void)
 		sys_close(g.fd);
 	g.fd = -1;
 	g.base = NULL;
-	g.dxt_cur = NULL;
-	g.dxt_bytes = 0;
-	g.dxt_next_cap = 0;
+	g.dxt.cur = NULL;
+	g.dxt.bytes = 0;
+	g.dxt.next_cap = 0;
+	g.access.cur = NULL;
+	g.access.bytes = 0;
+	g.access.next_cap = 0;
 	memset(iol_heat, 0, sizeof iol_heat);
 	g.calibrating = 0;
 	g.store_failed = 0;

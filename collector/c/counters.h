@@ -23,6 +23,8 @@ enum iol_module_id {
 	IOL_MOD_HEATMAP = 15,
 	IOL_MOD_DFS = 16,
 	IOL_MOD_DAOS = 17,
+	/* Extension modules of iolens. */
+	IOL_MOD_ACCESS = 63,
 };
 
 /* POSIX record version 4. */

@@ -101,6 +101,7 @@ static struct {
 	H5S_sel_type (*sget_select_type)(hid_t);
 	htri_t (*sis_regular_hyperslab)(hid_t);
 	htri_t (*sget_regular_hyperslab)(hid_t, hsize_t[], hsize_t[], hsize_t[], hsize_t[]);
+	herr_t (*sget_select_bounds)(hid_t, hsize_t[], hsize_t[]);
 	herr_t (*sclose)(hid_t);
 	size_t (*tget_size)(hid_t);
 	herr_t (*tclose)(hid_t);
@@ -131,6 +132,7 @@ H5_CHECK(sget_select_npoints, H5Sget_select_npoints);
 H5_CHECK(sget_select_type, H5Sget_select_type);
 H5_CHECK(sis_regular_hyperslab, H5Sis_regular_hyperslab);
 H5_CHECK(sget_regular_hyperslab, H5Sget_regular_hyperslab);
+H5_CHECK(sget_select_bounds, H5Sget_select_bounds);
 H5_CHECK(sclose, H5Sclose);
 H5_CHECK(tget_size, H5Tget_size);
 H5_CHECK(tclose, H5Tclose);
@@ -177,6 +179,7 @@ static int h5_setup(void)
 	H5_HELPER(sget_select_type, "H5Sget_select_type");
 	H5_HELPER(sis_regular_hyperslab, "H5Sis_regular_hyperslab");
 	H5_HELPER(sget_regular_hyperslab, "H5Sget_regular_hyperslab");
+	H5_HELPER(sget_select_bounds, "H5Sget_select_bounds");
 	H5_HELPER(sclose, "H5Sclose");
 	H5_HELPER(tget_size, "H5Tget_size");
 	H5_HELPER(tclose, "H5Tclose");
@@ -620,6 +623,25 @@ static int collective(hid_t dxpl)
 	       (int)mode == IOL_H5FD_MPIO_COLLECTIVE;
 }
 
+/* Adds a transfer to the access sequence: the bounding box of its file
+ * selection (none for H5S_ALL: the whole dataset). */
+static void learn_access(struct iol_record_block *r, int op, hid_t fspace, int64_t bytes, iol_tick t1, iol_tick t2)
+{
+	hsize_t lo[IOL_H5S_MAX_RANK], hi[IOL_H5S_MAX_RANK];
+	int64_t start[IOL_H5S_MAX_RANK], count[IOL_H5S_MAX_RANK];
+	int n = 0;
+	if (fspace > 15 && h5.sget_simple_extent_ndims && h5.sget_select_bounds) {
+		n = h5.sget_simple_extent_ndims(fspace);
+		if (n < 0 || n > IOL_H5S_MAX_RANK || h5.sget_select_bounds(fspace, lo, hi) < 0)
+			n = 0;
+		for (int d = 0; d < n; d++) {
+			start[d] = (int64_t)lo[d];
+			count[d] = (int64_t)(hi[d] - lo[d] + 1);
+		}
+	}
+	iol_access_add(IOL_MOD_H5D, r->id, r->file_rec_id, op, -1, bytes, n, start, count, t1, t2);
+}
+
 static void dataset_io(struct iol_record_block *r, int op, hid_t fspace, hid_t dxpl, iol_tick t1, iol_tick t2)
 {
 	struct selection s;
@@ -657,6 +679,8 @@ static void dataset_io(struct iol_record_block *r, int op, hid_t fspace, hid_t d
 		iol_timer(&f[H5D_F_WRITE_TIME], &rt->rt.last_write_end, t1, t2);
 	}
 	iol_leave(r, t2);
+	if (IOL_UNLIKELY(iol_learn_enabled))
+		learn_access(r, op, fspace, access, t1, t2);
 }
 
 #define DATASET_IO_WRAPPER(name, bufdecl, op)                                                       \

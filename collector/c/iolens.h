@@ -129,6 +129,7 @@ IOL_HIDDEN void *iol_resolve(const char *name);
  * the process ends). Wrappers check it through iol_fd_get / iol_record_*. */
 IOL_HIDDEN extern volatile int iol_active;
 IOL_HIDDEN extern int iol_dxt_enabled;
+IOL_HIDDEN extern int iol_learn_enabled;
 IOL_HIDDEN extern int64_t iol_mem_alignment;
 
 /* Starts the library if it has not started (safe to call from any wrapper;
@@ -412,6 +413,18 @@ static inline void iol_dxt(int module, uint64_t id, int op, int64_t offset, int6
 {
 	if (IOL_UNLIKELY(iol_dxt_enabled))
 		iol_dxt_add(module, id, op, offset, length, t1, t2);
+}
+
+IOL_HIDDEN void iol_access_add(int module, uint64_t id, uint64_t file, int op, int64_t offset, int64_t length,
+				int ndims, const int64_t *sel_start, const int64_t *sel_count, iol_tick t1, iol_tick t2);
+/* Appends an access to the access sequence (no-op unless IOLENS_LEARN is
+ * set): a POSIX extent (ndims 0, offset >= 0) or a high-level selection
+ * (offset -1; sel_start/sel_count of ndims dimensions, NULL = whole). */
+static inline void iol_access(int module, uint64_t id, uint64_t file, int op, int64_t offset, int64_t length,
+			      int ndims, const int64_t *sel_start, const int64_t *sel_count, iol_tick t1, iol_tick t2)
+{
+	if (IOL_UNLIKELY(iol_learn_enabled))
+		iol_access_add(module, id, file, op, offset, length, ndims, sel_start, sel_count, t1, t2);
 }
 
 /* Heatmap of one module: the block in the store and, privately, the bin

@@ -418,15 +418,61 @@ enum { SHAPE_VAR, SHAPE_VAR1, SHAPE_VARA, SHAPE_VARS, SHAPE_VARN, SHAPE_VARD };
 
 struct shape {
 	int kind;
+	const MPI_Offset *start;   /* var1, vara, vars, varm */
 	const MPI_Offset *count;   /* vara, vars, varm */
 	const MPI_Offset *stride;  /* vars, varm (NULL: 1) */
 	int num;                   /* varn */
+	MPI_Offset *const *starts; /* varn */
 	MPI_Offset *const *counts; /* varn (NULL: one element per request) */
 	MPI_Datatype filetype;     /* vard */
 };
 
 /* Blocking independent, blocking collective, non-blocking. */
 enum { MODE_INDEP, MODE_COLL, MODE_NB };
+
+/* Adds a data call to the access sequence: the bounding box of its
+ * selection in elements (a whole-variable call: no dimensions; a vard call:
+ * none known). */
+static void learn_access(struct iol_record_block *r, const struct shape *s, int ndims, int op, int64_t size,
+			 iol_tick t1, iol_tick t2)
+{
+	int64_t lo[IOL_ACCESS_DIMS], cnt[IOL_ACCESS_DIMS];
+	int first = ndims > IOL_ACCESS_DIMS ? ndims - IOL_ACCESS_DIMS : 0, n = ndims - first;
+	switch (s->kind) {
+	case SHAPE_VAR1:
+	case SHAPE_VARA:
+	case SHAPE_VARS:
+		for (int d = 0; d < n; d++) {
+			int64_t c = s->kind == SHAPE_VAR1 || !s->count ? 1 : s->count[first + d];
+			int64_t st = s->kind == SHAPE_VARS && s->stride ? s->stride[first + d] : 1;
+			lo[d] = s->start ? s->start[first + d] : 0;
+			cnt[d] = c > 0 ? (c - 1) * st + 1 : 0;
+		}
+		break;
+	case SHAPE_VARN:
+		if (!s->starts || s->num <= 0) {
+			n = 0;
+			break;
+		}
+		for (int d = 0; d < n; d++) {
+			int64_t a = INT64_MAX, b = INT64_MIN;
+			for (int k = 0; k < s->num; k++) {
+				int64_t st = s->starts[k][first + d];
+				int64_t c = s->counts ? s->counts[k][first + d] : 1;
+				if (st < a)
+					a = st;
+				if (st + c > b)
+					b = st + c;
+			}
+			lo[d] = a;
+			cnt[d] = b - a;
+		}
+		break;
+	default:
+		n = 0;
+	}
+	iol_access_add(IOL_MOD_PNETCDF_VAR, r->id, r->file_rec_id, op, -1, size, n, lo, cnt, t1, t2);
+}
 
 static void var_io(struct iol_record_block *r, int ncid, const struct shape *s, int counter, int op, int mode,
 		   iol_tick t1, iol_tick t2)
@@ -518,6 +564,8 @@ static void var_io(struct iol_record_block *r, int ncid, const struct shape *s, 
 		iol_timer(&f[PNETCDF_VAR_F_WRITE_TIME], &rt->rt.last_write_end, t1, t2);
 	}
 	iol_leave(r, t2);
+	if (IOL_UNLIKELY(iol_learn_enabled))
+		learn_access(r, s, (int)ndims, op, size, t1, t2);
 }
 
 #define NC_ID(...) __VA_ARGS__
@@ -552,20 +600,20 @@ static void var_io(struct iol_record_block *r, int ncid, const struct shape *s, 
 #define NC_S_var (.kind = SHAPE_VAR)
 #define NC_P_var1 , const MPI_Offset *start
 #define NC_A_var1 , start
-#define NC_S_var1 (.kind = SHAPE_VAR1)
+#define NC_S_var1 (.kind = SHAPE_VAR1, .start = start)
 #define NC_P_vara , const MPI_Offset *start, const MPI_Offset *count
 #define NC_A_vara , start, count
-#define NC_S_vara (.kind = SHAPE_VARA, .count = count)
+#define NC_S_vara (.kind = SHAPE_VARA, .start = start, .count = count)
 #define NC_P_vars , const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride
 #define NC_A_vars , start, count, stride
-#define NC_S_vars (.kind = SHAPE_VARS, .count = count, .stride = stride)
+#define NC_S_vars (.kind = SHAPE_VARS, .start = start, .count = count, .stride = stride)
 #define NC_P_varm , const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, \
 		  const MPI_Offset *imap
 #define NC_A_varm , start, count, stride, imap
-#define NC_S_varm (.kind = SHAPE_VARS, .count = count, .stride = stride)
+#define NC_S_varm (.kind = SHAPE_VARS, .start = start, .count = count, .stride = stride)
 #define NC_P_varn , int num, MPI_Offset *const *starts, MPI_Offset *const *counts
 #define NC_A_varn , num, starts, counts
-#define NC_S_varn (.kind = SHAPE_VARN, .num = num, .counts = counts)
+#define NC_S_varn (.kind = SHAPE_VARN, .num = num, .starts = starts, .counts = counts)
 
 /* Buffer parameter of a typed call (T = element type) and of a flexible
  * call, by direction. */

@@ -247,6 +247,7 @@ static inline __attribute__((always_inline)) void rw(struct iol_record_block *r,
 	if (off < 0)
 		off = rt->rt.offset;
 	iol_dxt(IOL_MOD_POSIX, r->id, op, off, n, t1, t2);
+	iol_access(IOL_MOD_POSIX, r->id, r->id, op, off, n, 0, NULL, NULL, t1, t2);
 	iol_heatmap(IOL_MOD_POSIX, op, n, t1, t2);
 	int64_t *last = rd ? &rt->rt.last_read : &rt->rt.last_written;
 	int64_t L = *last, stride = 0;

@@ -45,6 +45,7 @@ enum iol_state {
 enum {
 	IOL_FLAG_DXT = 1,       /* DXT tracing was enabled */
 	IOL_FLAG_MPI_BUILD = 2, /* library built with MPI support */
+	IOL_FLAG_LEARN = 4,     /* access sequences were recorded */
 };
 
 struct iol_store_header {
@@ -91,6 +92,7 @@ enum iol_block_type {
 	IOL_BLK_DXT = 3,
 	IOL_BLK_HEATMAP = 4,
 	IOL_BLK_FUNC = 5,
+	IOL_BLK_ACCESS = 6,
 };
 
 /* A record name; one per distinct id per process. */
@@ -143,6 +145,41 @@ struct iol_dxt_block {
 	uint32_t capacity;   /* segments in this chunk */
 	uint32_t next;       /* runtime: next free slot (may exceed capacity) */
 	struct iol_segment seg[];
+};
+
+#define IOL_ACCESS_DIMS 8
+
+/*
+ * One access of the process's access sequence (recorded with IOLENS_LEARN):
+ * a PnetCDF variable or HDF5 dataset read or write (id = the variable's or
+ * dataset's record, file = its file's record, sel_* = the bounding box of
+ * the selection, innermost ndims dimensions, length = bytes), or a POSIX
+ * read or write (id = file = the file's record, offset and length the
+ * extent, ndims 0). Accesses are stored when they end; the merge orders them
+ * by start and puts a POSIX access under the high-level access of the same
+ * thread whose interval holds it. kind is stored last (release); 0 = not
+ * completed.
+ */
+struct iol_access {
+	uint64_t id;
+	uint64_t file;
+	uint32_t kind;     /* module id << 8 | op */
+	uint32_t ndims;
+	int64_t offset;    /* -1 for high-level accesses */
+	int64_t length;
+	uint64_t start;    /* ticks since tick0 */
+	uint64_t end;
+	uint64_t thread;   /* pthread_self() */
+	int64_t sel_start[IOL_ACCESS_DIMS];
+	int64_t sel_count[IOL_ACCESS_DIMS];
+};
+
+/* A chunk of accesses; same header as a DXT chunk. */
+struct iol_access_block {
+	uint64_t word;
+	uint32_t capacity;
+	uint32_t next;
+	struct iol_access acc[];
 };
 
 #define IOL_HEATMAP_BINS 200

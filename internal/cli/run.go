@@ -19,7 +19,7 @@ func newRunCmd(e *env) *cobra.Command {
 	var opts collector.RunOptions
 	var functions string
 	cmd := &cobra.Command{
-		Use:   "run [--log-dir DIR] [--dxt] [--app NAME] [--mpicc PATH] [--functions FILE.json] -- CMD [ARGS...]",
+		Use:   "run [--log-dir DIR] [--dxt] [--learn] [--app NAME] [--mpicc PATH] [--functions FILE.json] -- CMD [ARGS...]",
 		Short: "Run a command and record its I/O as Darshan logs",
 		Long: `Run runs CMD with the collector preloaded into every process it starts
 (the library is built on first use, with the mpicc of the MPI the program
@@ -35,6 +35,13 @@ them (DXT_POSIX version 1, DXT_MPIIO version 2), which every Darshan tool
 reads. --dxt-threads (or IOLENS_DXT_THREADS=1) also records the thread of
 each operation (DXT_POSIX 2, DXT_MPIIO 3): only Darshan newer than 3.5.0
 reads such logs.
+
+--learn (or IOLENS_LEARN=1) also records, per process, the ordered
+accesses to PnetCDF variables and HDF5 datasets (with the bounding box of
+each selection) and the POSIX extents read or written, under the
+high-level access that caused them; they go into an extra region of the
+log (module id 63) that Darshan tools skip, and "iolens learn" accumulates
+them. IOLENS_LEARN_MAX (default 256M) caps the per-process sequence.
 
 Environment of the traced processes: IOLENS_DXT=1 (as --dxt) traces every
 POSIX and MPI-IO operation; IOLENS_DXT_MAX (default 1G) and
@@ -63,6 +70,7 @@ writes the profiles as JSON.`,
 			opts.Log.Version = Version
 			opts.Log.DXTThreads = opts.Log.DXTThreads || envOn("IOLENS_DXT_THREADS")
 			opts.DXT = opts.DXT || opts.Log.DXTThreads
+			opts.Learn = opts.Learn || envOn("IOLENS_LEARN")
 			opts.Build.Stderr, opts.Build.Notice = e.stderr, e.stderr
 			opts.Functions = functions != ""
 			res, err := collector.Run(cmd.Context(), args, opts)
@@ -88,6 +96,7 @@ writes the profiles as JSON.`,
 	fl.StringVar(&opts.LogDir, "log-dir", "", "directory of the logs (default $IOLENS_LOG_DIR, else .)")
 	fl.BoolVar(&opts.DXT, "dxt", false, "trace every POSIX and MPI-IO operation (DXT)")
 	fl.BoolVar(&opts.Log.DXTThreads, "dxt-threads", false, dxtThreadsUsage)
+	fl.BoolVar(&opts.Learn, "learn", false, "record the access sequences that \"iolens learn\" accumulates")
 	fl.StringVar(&opts.App, "app", "", "application name used in log file names")
 	fl.StringVar(&opts.MPICC, "mpicc", "", "build the collector with this MPI compiler wrapper instead of detecting it")
 	fl.StringVar(&functions, "functions", "", "write the function profiles (-finstrument-functions builds) to this JSON file")

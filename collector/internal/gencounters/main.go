@@ -49,6 +49,8 @@ func render() []byte {
 	for _, m := range darshan.Modules() {
 		fmt.Fprintf(&b, "\tIOL_MOD_%s = %d,\n", ident(m.Name), m.ID)
 	}
+	b.WriteString("\t/* Extension modules of iolens. */\n")
+	fmt.Fprintf(&b, "\tIOL_MOD_ACCESS = %d,\n", darshan.ModAccess)
 	b.WriteString("};\n\n")
 	for _, mod := range modules {
 		m := mod.id.Info()
