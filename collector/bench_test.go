@@ -23,6 +23,7 @@ import (
 //	write-ns, pread-ns          time per call without the collector
 //	write-added-ns, pread-added-ns   added by the counters
 //	write-dxt-added-ns, pread-dxt-added-ns   added with DXT traces
+//	write-learn-added-ns, pread-learn-added-ns   added with access sequences (--learn)
 //	maxrss-added-KiB, maxrss-dxt-added-KiB   added peak memory per process
 func BenchmarkOverhead(b *testing.B) {
 	prog := compileWorkload(b, "cc", "../../bench/microbench.c")
@@ -59,19 +60,22 @@ func BenchmarkOverhead(b *testing.B) {
 		os.RemoveAll(dir)
 		return s
 	}
-	var base, ctr, dxt []sample
+	var base, ctr, dxt, learn []sample
 	b.ResetTimer()
 	for i := range b.N {
 		// Alternate the order so that drifts of the machine's speed
 		// cancel in the paired differences.
-		if i%2 == 0 {
-			base = append(base, run())
-			ctr = append(ctr, run("LD_PRELOAD="+lib))
-			dxt = append(dxt, run("LD_PRELOAD="+lib, "IOLENS_DXT=1"))
-		} else {
-			dxt = append(dxt, run("LD_PRELOAD="+lib, "IOLENS_DXT=1"))
-			ctr = append(ctr, run("LD_PRELOAD="+lib))
-			base = append(base, run())
+		steps := []func(){
+			func() { base = append(base, run()) },
+			func() { ctr = append(ctr, run("LD_PRELOAD="+lib)) },
+			func() { dxt = append(dxt, run("LD_PRELOAD="+lib, "IOLENS_DXT=1")) },
+			func() { learn = append(learn, run("LD_PRELOAD="+lib, "IOLENS_LEARN=1")) },
+		}
+		if i%2 == 1 {
+			slices.Reverse(steps)
+		}
+		for _, step := range steps {
+			step()
 		}
 	}
 	b.StopTimer()
@@ -97,6 +101,8 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(added(ctr, p), "pread-added-ns")
 	b.ReportMetric(added(dxt, w), "write-dxt-added-ns")
 	b.ReportMetric(added(dxt, p), "pread-dxt-added-ns")
+	b.ReportMetric(added(learn, w), "write-learn-added-ns")
+	b.ReportMetric(added(learn, p), "pread-learn-added-ns")
 	b.ReportMetric(added(ctr, r), "maxrss-added-KiB")
 	b.ReportMetric(added(dxt, r), "maxrss-dxt-added-KiB")
 	b.ReportMetric(0, "ns/op")

@@ -480,6 +480,10 @@ func jobMetadata(version string, procs []*mergeProc) string {
 		version = "dev"
 	}
 	meta := "lib_ver=iolens-" + version + "\n"
+	if app := strings.ReplaceAll(stripControl(procs[0].s.Header.App), "=", ""); app != "" {
+		meta += "app=" + app + "\n"
+	}
+	meta += prefetchMetadata(procs)
 	var hosts []string
 	seen := make(map[string]bool)
 	for _, p := range procs {
@@ -506,6 +510,37 @@ func jobMetadata(version string, procs []*mergeProc) string {
 		list += "..."
 	}
 	return meta + "hostnames=" + list + "\n"
+}
+
+// prefetchMetadata returns the job metadata lines of prefetching, summed
+// over the processes, when a plan was given: prefetch_status (ok, or the
+// first reason a process ignored the plan), prefetch_extents, prefetch_bytes,
+// prefetch_hit_bytes, prefetch_right and prefetch_wrong (predictions of
+// the next access), prefetch_matched and prefetch_unknown (accesses found
+// in the plan or not).
+func prefetchMetadata(procs []*mergeProc) string {
+	var sum PrefetchStats
+	for _, p := range procs {
+		s := p.s.Header.Prefetch
+		switch {
+		case s.Status == "":
+		case sum.Status == "" || sum.Status == "ok":
+			sum.Status = stripControl(s.Status)
+		}
+		sum.Issued += s.Issued
+		sum.Bytes += s.Bytes
+		sum.HitBytes += s.HitBytes
+		sum.Right += s.Right
+		sum.Wrong += s.Wrong
+		sum.Matched += s.Matched
+		sum.Unknown += s.Unknown
+	}
+	if sum.Status == "" {
+		return ""
+	}
+	return fmt.Sprintf("prefetch_status=%s\nprefetch_extents=%d\nprefetch_bytes=%d\nprefetch_hit_bytes=%d\n"+
+		"prefetch_right=%d\nprefetch_wrong=%d\nprefetch_matched=%d\nprefetch_unknown=%d\n",
+		strings.ReplaceAll(sum.Status, "=", " "), sum.Issued, sum.Bytes, sum.HitBytes, sum.Right, sum.Wrong, sum.Matched, sum.Unknown)
 }
 
 // stripControl removes control characters (newlines, NUL) from s.

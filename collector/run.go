@@ -28,6 +28,11 @@ type RunOptions struct {
 	// HDF5 datasets, POSIX extents) into the log's access region, for
 	// package knowledge.
 	Learn bool
+	// PrefetchDir holds prefetch plans (knowledge.WritePlan) named
+	// APP.plan: each process whose application (IOLENS_APP, else its
+	// program name) has one prefetches from it ahead of its reads. Every
+	// process then records its access sequence, as with Learn.
+	PrefetchDir string
 	// App names the application in log file names (also IOLENS_APP);
 	// empty means the base name of the traced executable.
 	App string
@@ -200,8 +205,11 @@ func commandEnv(env []string, lib, stores string, opts RunOptions) []string {
 	if opts.DXT {
 		set["IOLENS_DXT"] = "1"
 	}
-	if opts.Learn {
+	if opts.Learn || opts.PrefetchDir != "" {
 		set["IOLENS_LEARN"] = "1"
+	}
+	if opts.PrefetchDir != "" {
+		set["IOLENS_PREFETCH_DIR"] = opts.PrefetchDir
 	}
 	if opts.App != "" {
 		set["IOLENS_APP"] = opts.App

@@ -29,12 +29,13 @@ const (
 	blockHeatmap = 4
 	blockAccess  = 6
 
-	nameFixed      = 24   // word, id, len, pad
-	recordFixed    = 48   // word ... reserved
-	dxtFixed       = 16   // word, capacity, next
-	segmentSize    = 56   // one struct iol_segment
-	accessSize     = 192  // one struct iol_access
-	accessDims     = 8    // IOL_ACCESS_DIMS
+	nameFixed      = 24  // word, id, len, pad
+	recordFixed    = 48  // word ... reserved
+	dxtFixed       = 16  // word, capacity, next
+	segmentSize    = 56  // one struct iol_segment
+	accessSize     = 192 // one struct iol_access
+	accessDims     = 8   // IOL_ACCESS_DIMS
+	accessNested   = 1 << 31
 	heatmapSize    = 3224 // word, module, pad, width, 2×200 bins
 	cmdlineMax     = 3072
 	hostnameSize   = 64
@@ -106,6 +107,22 @@ type StoreHeader struct {
 	// FunctionsLost counts function frames the profiler could not record
 	// (call depth over 512, or no room for more functions).
 	FunctionsLost uint64
+	// Prefetch is what the prefetch thread did (iolens run --prefetch).
+	Prefetch PrefetchStats
+}
+
+// PrefetchStats count what the prefetch thread of a process did, or of a
+// job when summed over its processes.
+type PrefetchStats struct {
+	Issued   uint64 // extents prefetched (POSIX_FADV_WILLNEED)
+	Bytes    uint64 // bytes prefetched
+	HitBytes uint64 // prefetched bytes the application read afterwards
+	Right    uint64 // next accesses predicted right
+	Wrong    uint64 // next accesses predicted wrong
+	Matched  uint64 // top-level accesses found in the plan
+	Unknown  uint64 // top-level accesses not in the plan
+	// Status is "" without a plan, "ok", or why the plan was ignored.
+	Status string
 }
 
 // StoreSegment is one traced (DXT) operation of a store.
@@ -281,6 +298,11 @@ func decodeHeader(h *StoreHeader, b []byte) error {
 	}
 	h.Cmdline = storeString(b[344 : 344+int(n)])
 	h.FunctionsLost = storeOrder.Uint64(b[344+cmdlineMax:])
+	pf := &h.Prefetch
+	pf.Issued, pf.Bytes, pf.HitBytes = storeOrder.Uint64(b[3424:]), storeOrder.Uint64(b[3432:]), storeOrder.Uint64(b[3440:])
+	pf.Right, pf.Wrong = storeOrder.Uint64(b[3448:]), storeOrder.Uint64(b[3456:])
+	pf.Matched, pf.Unknown = storeOrder.Uint64(b[3464:]), storeOrder.Uint64(b[3472:])
+	pf.Status = storeString(b[3480 : 3480+64])
 	return nil
 }
 
@@ -482,7 +504,7 @@ func (s *Store) readAccess(b []byte) error {
 		if kind == 0 {
 			continue
 		}
-		nd := min(int(storeOrder.Uint32(g[20:])), accessDims)
+		nd := min(int(storeOrder.Uint32(g[20:])&^accessNested), accessDims)
 		a := StoreAccess{
 			Module:    darshan.ModuleID(kind >> 8),
 			Op:        kind & 0xff,

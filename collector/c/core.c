@@ -29,6 +29,7 @@ _Static_assert(offsetof(struct iol_access_block, acc) == offsetof(struct iol_dxt
 volatile int iol_active;
 int iol_dxt_enabled;
 int iol_learn_enabled;
+__thread int iol_learn_depth __attribute__((tls_model("initial-exec")));
 int64_t iol_mem_alignment = 8;
 iol_tick iol_tick0;
 iol_tick iol_next_calibration = UINT64_MAX;
@@ -50,6 +51,7 @@ struct iol_table {
 };
 
 #define IOL_MAX_MODULES 32
+#define IOL_STREAM_CHUNKS 256
 
 /*
  * A sequence of fixed-size elements (DXT segments, accesses) in chunks of
@@ -65,6 +67,10 @@ struct iol_stream {
 	size_t elem;     /* element size */
 	int partial_mod; /* module flagged partial when the cap is reached */
 	struct iol_dxt_block *volatile cur; /* header common to every chunk */
+	/* Every chunk in allocation order, for readers inside the process
+	 * (the prefetch thread follows the access sequence). */
+	struct iol_dxt_block *chunks[IOL_STREAM_CHUNKS];
+	int nchunks;
 };
 
 static struct {
@@ -871,6 +877,10 @@ static struct iol_dxt_block *stream_chunk(struct iol_stream *st, struct iol_dxt_
 				publish(&cur->word, st->type, size);
 				st->bytes += size;
 				st->next_cap = cap < (1u << 20) ? cap * 2 : cap;
+				if (st->nchunks < IOL_STREAM_CHUNKS) {
+					st->chunks[st->nchunks] = cur;
+					__atomic_store_n(&st->nchunks, st->nchunks + 1, __ATOMIC_RELEASE);
+				}
 				__atomic_store_n(&st->cur, cur, __ATOMIC_RELEASE);
 			}
 		}
@@ -935,7 +945,35 @@ void iol_access_add(int module, uint64_t id, uint64_t file, int op, int64_t offs
 		a->sel_count[d] = sel_count ? sel_count[first + d] : 1;
 	}
 	a->ndims = (uint32_t)(n > 0 ? n : 0);
+	if (module == IOL_MOD_POSIX && iol_learn_depth > 0)
+		a->ndims |= IOL_ACCESS_NESTED;
 	__atomic_store_n(&a->kind, (uint32_t)(module << 8 | op), __ATOMIC_RELEASE);
+	if (IOL_UNLIKELY(iol_prefetch_enabled))
+		iol_prefetch_wake();
+}
+
+const struct iol_access *iol_access_next(struct iol_access_cursor *c)
+{
+	for (;;) {
+		int n = __atomic_load_n(&g.access.nchunks, __ATOMIC_ACQUIRE);
+		if (c->chunk >= n)
+			return NULL;
+		struct iol_access_block *b = (struct iol_access_block *)g.access.chunks[c->chunk];
+		uint32_t used = __atomic_load_n(&b->next, __ATOMIC_RELAXED);
+		if (c->idx < b->capacity && c->idx < used) {
+			const struct iol_access *a = &b->acc[c->idx];
+			if (!__atomic_load_n(&a->kind, __ATOMIC_ACQUIRE))
+				return NULL; /* being written */
+			c->idx++;
+			return a;
+		}
+		if (c->idx >= b->capacity && c->chunk + 1 < n) {
+			c->chunk++;
+			c->idx = 0;
+			continue;
+		}
+		return NULL;
+	}
 }
 
 /* ---- heatmaps ---- */
@@ -1140,6 +1178,7 @@ void iol_ensure_started(void)
 	iol_active = 1;
 	__atomic_store_n(&g.state, 2, __ATOMIC_RELEASE);
 	iol_posix_adopt_fds();
+	iol_prefetch_init();
 }
 
 __attribute__((constructor)) static void iol_constructor(void)
@@ -1199,6 +1238,8 @@ static void fork_child(void)
 	g.access.cur = NULL;
 	g.access.bytes = 0;
 	g.access.next_cap = 0;
+	g.access.nchunks = 0;
+	g.dxt.nchunks = 0;
 	memset(iol_heat, 0, sizeof iol_heat);
 	g.calibrating = 0;
 	g.store_failed = 0;
@@ -1226,6 +1267,7 @@ static void fork_child(void)
 			table_put(&g.handles, s->key, n);
 	}
 	iol_fn_fork_child();
+	iol_prefetch_fork_child();
 	if (old_base)
 		sys_munmap(old_base, old_reserved);
 	sys_munmap(old_names.slot, old_names.cap * sizeof *old_names.slot);
@@ -1239,6 +1281,7 @@ static void finish(uint32_t state)
 	if (g.state != 2)
 		return;
 	iol_fn_flush();
+	iol_prefetch_finish();
 	struct iol_store_header *h = g.hdr;
 	wall(&h->end_sec, &h->end_nsec);
 	iol_calibrate(UINT64_MAX - g.calibration_interval);

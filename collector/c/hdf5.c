@@ -693,10 +693,12 @@ static void dataset_io(struct iol_record_block *r, int op, hid_t fspace, hid_t d
 		if (IOL_LIKELY(!r))                                                                \
 			return real_##name(dset_id, mem_type_id, mem_space_id, file_space_id,      \
 					   dxpl_id, buf);                                          \
+		IOL_LEARN_ENTER();                                                                 \
 		iol_tick t1 = iol_op_begin();                                                      \
 		herr_t ret = real_##name(dset_id, mem_type_id, mem_space_id, file_space_id,        \
 					 dxpl_id, buf);                                            \
 		iol_tick t2 = iol_op_end(t1);                                                      \
+		IOL_LEARN_LEAVE();                                                                 \
 		if (ret >= 0) {                                                                    \
 			int saved = errno;                                                         \
 			dataset_io(r, op, file_space_id, dxpl_id, t1, t2);                         \

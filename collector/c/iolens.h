@@ -415,6 +415,41 @@ static inline void iol_dxt(int module, uint64_t id, int op, int64_t offset, int6
 		iol_dxt_add(module, id, op, offset, length, t1, t2);
 }
 
+/* Depth of PnetCDF and HDF5 data calls in progress on the thread (kept
+ * only while learning): a POSIX access inside one is marked nested. */
+IOL_HIDDEN extern __thread int iol_learn_depth __attribute__((tls_model("initial-exec")));
+#define IOL_LEARN_ENTER()                       \
+	do {                                    \
+		if (IOL_UNLIKELY(iol_learn_enabled)) \
+			iol_learn_depth++;      \
+	} while (0)
+#define IOL_LEARN_LEAVE()                       \
+	do {                                    \
+		if (IOL_UNLIKELY(iol_learn_enabled)) \
+			iol_learn_depth--;      \
+	} while (0)
+
+/* A reader's position in the access sequence (prefetch.c). */
+struct iol_access_cursor {
+	int chunk;
+	uint32_t idx;
+};
+/* Returns the next completed access after c and advances c, or NULL when
+ * the next one has not completed yet. */
+IOL_HIDDEN const struct iol_access *iol_access_next(struct iol_access_cursor *c);
+
+/* ---- prefetching (prefetch.c) ---- */
+IOL_HIDDEN extern int iol_prefetch_enabled;
+/* Loads the plan named by IOLENS_PREFETCH_PLAN, if any (at start-up). */
+IOL_HIDDEN void iol_prefetch_init(void);
+/* Tells the prefetch thread a new access is there (starting it the first
+ * time). */
+IOL_HIDDEN void iol_prefetch_wake(void);
+/* At exit: lets the prefetch thread account for the last accesses. */
+IOL_HIDDEN void iol_prefetch_finish(void);
+/* In a fork child: the thread did not survive the fork. */
+IOL_HIDDEN void iol_prefetch_fork_child(void);
+
 IOL_HIDDEN void iol_access_add(int module, uint64_t id, uint64_t file, int op, int64_t offset, int64_t length,
 				int ndims, const int64_t *sel_start, const int64_t *sel_count, iol_tick t1, iol_tick t2);
 /* Appends an access to the access sequence (no-op unless IOLENS_LEARN is

@@ -581,9 +581,11 @@ static void var_io(struct iol_record_block *r, int ncid, const struct shape *s, 
 			iol_handle_get(IOL_H_NCVAR, var_handle(ncid, varid));                   \
 		if (IOL_LIKELY(!r))                                                             \
 			return real_##name args;                                                \
+		IOL_LEARN_ENTER();                                                              \
 		iol_tick t1 = iol_op_begin();                                                   \
 		int ret = real_##name args;                                                     \
 		iol_tick t2 = iol_op_end(t1);                                                   \
+		IOL_LEARN_LEAVE();                                                              \
 		if (ret == IOL_NC_NOERR) {                                                      \
 			int saved = errno;                                                      \
 			struct shape s = {NC_ID shape_};                                        \

@@ -82,7 +82,16 @@ struct iol_store_header {
 	uint32_t reserved0;       /*  340 */
 	char cmdline[3072];       /*  344: argv joined by blanks */
 	uint64_t fn_lost;         /* 3416: function frames not profiled (depth or function cap) */
-	char pad[IOL_HEADER_SIZE - 3424];
+	/* Prefetching (prefetch.c), written by the prefetch thread only. */
+	uint64_t pf_issued;       /* 3424: extents prefetched */
+	uint64_t pf_bytes;        /* 3432: bytes prefetched */
+	uint64_t pf_hit_bytes;    /* 3440: prefetched bytes read afterwards */
+	uint64_t pf_right;        /* 3448: next access predicted right */
+	uint64_t pf_wrong;        /* 3456: next access predicted wrong */
+	uint64_t pf_matched;      /* 3464: top-level accesses found in the plan */
+	uint64_t pf_unknown;      /* 3472: top-level accesses not in the plan */
+	char pf_status[64];       /* 3480: "" no plan, "ok", or why the plan was ignored */
+	char pad[IOL_HEADER_SIZE - 3544];
 };
 
 /* Block types. */
@@ -148,6 +157,7 @@ struct iol_dxt_block {
 };
 
 #define IOL_ACCESS_DIMS 8
+#define IOL_ACCESS_NESTED 0x80000000u
 
 /*
  * One access of the process's access sequence (recorded with IOLENS_LEARN):
@@ -164,7 +174,8 @@ struct iol_access {
 	uint64_t id;
 	uint64_t file;
 	uint32_t kind;     /* module id << 8 | op */
-	uint32_t ndims;
+	uint32_t ndims;    /* | IOL_ACCESS_NESTED: a POSIX access made inside a
+	                    * PnetCDF or HDF5 data call of the same thread */
 	int64_t offset;    /* -1 for high-level accesses */
 	int64_t length;
 	uint64_t start;    /* ticks since tick0 */

@@ -106,6 +106,9 @@ Diagnose
 Predict
   static     from C, C++ and Fortran source alone: I/O intensity of every
              code block, its causes, and fixes as diffs (--fix, --verify)
+Learn
+  learn      accumulate the access patterns of runs (run --learn) into each
+             application's knowledge graph; run --prefetch reads ahead of it
 
 Exit status: 0 success, 1 failure, 2 bad usage. Every command has --help
 with examples.`,
@@ -132,7 +135,7 @@ with examples.`,
 	root.SetErr(e.stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e), newReportCmd(e), newMergeCmd(e), newStaticCmd(e))
+	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e), newReportCmd(e), newMergeCmd(e), newStaticCmd(e), newLearnCmd(e))
 	return root
 }
 

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/iolens/iolens/collector"
-	"github.com/spf13/cobra"
+	"github.com/iolens/iolens/knowledge"
+	"github.com/iolens/iolens/report"
 )
 
 // exitCodeError makes Main exit with the status of a command iolens ran.
@@ -18,8 +22,10 @@ func (e *exitCodeError) Error() string { return fmt.Sprintf("command exited with
 func newRunCmd(e *env) *cobra.Command {
 	var opts collector.RunOptions
 	var functions string
+	var learn learnFlags
+	var prefetch, noLearn bool
 	cmd := &cobra.Command{
-		Use:   "run [--log-dir DIR] [--dxt] [--learn] [--app NAME] [--mpicc PATH] [--functions FILE.json] -- CMD [ARGS...]",
+		Use:   "run [--log-dir DIR] [--dxt] [--learn | --prefetch [--no-learn] [--repo FILE]] [--app NAME] [--mpicc PATH] [--functions FILE.json] -- CMD [ARGS...]",
 		Short: "Run a command and record its I/O as Darshan logs",
 		Long: `Run runs CMD with the collector preloaded into every process it starts
 (the library is built on first use, with the mpicc of the MPI the program
@@ -35,6 +41,15 @@ them (DXT_POSIX version 1, DXT_MPIIO version 2), which every Darshan tool
 reads. --dxt-threads (or IOLENS_DXT_THREADS=1) also records the thread of
 each operation (DXT_POSIX 2, DXT_MPIIO 3): only Darshan newer than 3.5.0
 reads such logs.
+
+--prefetch reads ahead of the program: the graph learned of its
+application (see "iolens learn") goes to every process as a plan, and a
+thread of the collector follows the process's accesses, predicts the next
+ones and asks the kernel to read their file extents into the page cache
+while the program computes (IOLENS_PREFETCH_MAX, default 256M, bounds the
+bytes prefetched and not yet read; IOLENS_PREFETCH_DEPTH, default 2, the
+accesses looked ahead). The log's metadata says what was prefetched and
+used (iolens report shows it). The run is learned too, unless --no-learn.
 
 --learn (or IOLENS_LEARN=1) also records, per process, the ordered
 accesses to PnetCDF variables and HDF5 datasets (with the bounding box of
@@ -58,6 +73,7 @@ writes the profiles as JSON.`,
 		Example: `  iolens run -- ./app input.dat
   iolens run --dxt --log-dir logs -- mpiexec -n 4 ./app
   iolens run --app sim -- sh -c './pre | ./sim > out'
+  iolens run --prefetch -- mpiexec -n 4 ./pgea in/*.nc out.nc
   iolens run --functions prof.json -- ./app_built_with_finstrument_functions`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -66,6 +82,33 @@ writes the profiles as JSON.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if noLearn && !prefetch {
+				return usagef("--no-learn goes with --prefetch")
+			}
+			var repo *knowledge.Repo
+			if prefetch {
+				var err error
+				if repo, err = learn.open(); err != nil {
+					return err
+				}
+				defer repo.Close()
+				dir, err := os.MkdirTemp("", "iolens-plans-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+				planned, err := writePlans(repo, dir, learn.app, args)
+				if err != nil {
+					return err
+				}
+				if len(planned) == 0 {
+					fmt.Fprintf(e.stderr, "iolens: nothing learned yet about %s: this run only learns\n", report.Sanitize(strings.Join(args, " ")))
+				}
+				opts.PrefetchDir = dir
+			}
+			if learn.app != "" && opts.App == "" {
+				opts.App = learn.app
+			}
 			opts.Stdin, opts.Stdout, opts.Stderr = e.stdin, e.stdout, e.stderr
 			opts.Log.Version = Version
 			opts.Log.DXTThreads = opts.Log.DXTThreads || envOn("IOLENS_DXT_THREADS")
@@ -79,6 +122,13 @@ writes the profiles as JSON.`,
 			}
 			if err != nil {
 				return err
+			}
+			if repo != nil && !noLearn {
+				for _, p := range res.Logs {
+					if err := learnAfterRun(e, repo, &learn, p); err != nil {
+						return err
+					}
+				}
 			}
 			if functions != "" {
 				if err := writeFunctions(functions, res.Functions); err != nil {
@@ -97,10 +147,27 @@ writes the profiles as JSON.`,
 	fl.BoolVar(&opts.DXT, "dxt", false, "trace every POSIX and MPI-IO operation (DXT)")
 	fl.BoolVar(&opts.Log.DXTThreads, "dxt-threads", false, dxtThreadsUsage)
 	fl.BoolVar(&opts.Learn, "learn", false, "record the access sequences that \"iolens learn\" accumulates")
-	fl.StringVar(&opts.App, "app", "", "application name used in log file names")
+	fl.BoolVar(&prefetch, "prefetch", false, "prefetch ahead of the program from what was learned of it, and learn this run too")
+	fl.BoolVar(&noLearn, "no-learn", false, "with --prefetch: do not learn this run")
+	fl.StringVar(&learn.repo, "repo", "", "knowledge repository of --prefetch (default $IOLENS_REPO, else ~/.local/share/iolens/knowledge.db)")
+	fl.StringVar(&learn.app, "app", "", "application name: log file names, IOLENS_APP of the processes, the graph of --prefetch")
 	fl.StringVar(&opts.MPICC, "mpicc", "", "build the collector with this MPI compiler wrapper instead of detecting it")
 	fl.StringVar(&functions, "functions", "", "write the function profiles (-finstrument-functions builds) to this JSON file")
 	return cmd
+}
+
+// learnAfterRun accumulates the log at path into repo, saying so; a log
+// without access sequences (processes that did no I/O) is skipped.
+func learnAfterRun(e *env, repo *knowledge.Repo, f *learnFlags, path string) error {
+	app, n, err := learnLog(repo, f, path)
+	if errors.Is(err, knowledge.ErrNoSequences) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "iolens: %d accesses learned into %s\n", n, report.Sanitize(app))
+	return nil
 }
 
 // dxtThreadsUsage describes the --dxt-threads flag of run and merge.
