@@ -466,6 +466,31 @@ func (m *metrics) job(path string) Job {
 			j.LibVer = p.Value
 		case "h":
 			j.Hints = parseHints(p.Value)
+		case "prefetch_status":
+			j.prefetch().Status = p.Value
+		case "prefetch_extents", "prefetch_bytes", "prefetch_hit_bytes", "prefetch_right",
+			"prefetch_wrong", "prefetch_matched", "prefetch_unknown":
+			v, err := strconv.ParseInt(p.Value, 10, 64)
+			if err != nil {
+				continue
+			}
+			pf := j.prefetch()
+			switch p.Key {
+			case "prefetch_extents":
+				pf.Extents = v
+			case "prefetch_bytes":
+				pf.Bytes = v
+			case "prefetch_hit_bytes":
+				pf.HitBytes = v
+			case "prefetch_right":
+				pf.Right = v
+			case "prefetch_wrong":
+				pf.Wrong = v
+			case "prefetch_matched":
+				pf.Matched = v
+			case "prefetch_unknown":
+				pf.Unknown = v
+			}
 		}
 	}
 	j.Nodes = m.nodes()
@@ -483,6 +508,14 @@ func (m *metrics) job(path string) Job {
 		})
 	}
 	return j
+}
+
+// prefetch returns j.Prefetch, allocating it.
+func (j *Job) prefetch() *Prefetch {
+	if j.Prefetch == nil {
+		j.Prefetch = &Prefetch{}
+	}
+	return j.Prefetch
 }
 
 // parseHints splits the MPI-IO hints of the job metadata ("k=v;k=v").

@@ -26,6 +26,30 @@ type Job struct {
 	Modules []Module `json:"modules"`
 	Hints   []Hint   `json:"hints,omitempty"`   // MPI-IO hints of the job (metadata "h")
 	Partial []string `json:"partial,omitempty"` // modules flagged incomplete
+	// Prefetch is what iolens prefetched ahead of the job (run --prefetch),
+	// nil for a job run without.
+	Prefetch *Prefetch `json:"prefetch,omitempty"`
+}
+
+// Prefetch sums what the collector's prefetch threads did in a job.
+type Prefetch struct {
+	Status   string `json:"status"` // "ok", or why the plan was ignored
+	Extents  int64  `json:"extents"`
+	Bytes    int64  `json:"bytes"`
+	HitBytes int64  `json:"hit_bytes"` // prefetched bytes read afterwards
+	Right    int64  `json:"predictions_right"`
+	Wrong    int64  `json:"predictions_wrong"`
+	Matched  int64  `json:"accesses_matched"` // accesses found in the plan
+	Unknown  int64  `json:"accesses_unknown"`
+}
+
+// Used returns the share of prefetched bytes the job read (0 when nothing
+// was prefetched).
+func (p *Prefetch) Used() float64 {
+	if p.Bytes <= 0 {
+		return 0
+	}
+	return float64(p.HitBytes) / float64(p.Bytes)
 }
 
 // Module summarises one instrumented interface of the job.

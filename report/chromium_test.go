@@ -25,76 +25,16 @@ import (
 // names are shown as text. It saves a screenshot in $IOLENS_TEST_ARTIFACTS
 // (or the test's temporary directory).
 func TestHTMLInChromium(t *testing.T) {
-	browser := fixture.Tool(t, "chromium")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(file, []byte(writeHTML(t, synthReport(4), synthLog(t, 4, 1000), HTMLOptions{})), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	// The profile lives outside the test's directory: Chromium's helper
-	// processes may still write to it for a moment after the browser exits.
-	profile, err := os.MkdirTemp("", "iolens-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for range 50 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browser),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1400, 1000),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelT()
-
-	var mu sync.Mutex
-	var problems, requests []string
-	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning || e.Type == runtime.APITypeAssert {
-				var args []string
-				for _, a := range e.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				problems = append(problems, fmt.Sprintf("console %s: %s", e.Type, strings.Join(args, " ")))
-			}
-		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+e.ExceptionDetails.Error())
-		case *page.EventJavascriptDialogOpening:
-			problems = append(problems, "dialog opened: "+e.Message)
-			go chromedp.Run(ctx, page.HandleJavaScriptDialog(false))
-		case *network.EventRequestWillBeSent:
-			requests = append(requests, e.Request.URL)
-		case *network.EventLoadingFailed:
-			problems = append(problems, "loading failed: "+e.ErrorText)
-		}
-	})
-
+	ctx, problems, requests := openBrowser(t)
 	pageURL := (&url.URL{Scheme: "file", Path: file}).String()
 	var ready bool
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		network.Enable(), runtime.Enable(), page.Enable(),
 		chromedp.Navigate(pageURL),
 		chromedp.Poll(`window.iolens && window.iolens.ready`, &ready, chromedp.WithPollingTimeout(30*time.Second)),
@@ -255,15 +195,21 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	checkLayer(ctx, t, "aggregated", false)
 
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
+	checkQuiet(t, problems, requests)
+}
+
+// checkQuiet fails t for every problem the browser saw and every request
+// that did not load the page itself.
+func checkQuiet(t *testing.T, problems, requests func() []string) {
+	t.Helper()
+	for _, p := range problems() {
 		t.Error(p)
 	}
-	if len(requests) == 0 {
+	reqs := requests()
+	if len(reqs) == 0 {
 		t.Error("no request seen: the network listener does not work")
 	}
-	for _, r := range requests {
+	for _, r := range reqs {
 		if !strings.HasPrefix(r, "file:") && !strings.HasPrefix(r, "data:") {
 			t.Errorf("network request to %s", r)
 		}
@@ -357,4 +303,132 @@ func checkLayer(ctx context.Context, t *testing.T, mode string, exact bool) {
 			t.Errorf("%s %s: still highlighted after the second click: %+v", mode, id, off)
 		}
 	}
+}
+
+// openBrowser starts headless Chromium for t and returns its context and
+// what it saw: console errors, exceptions and dialogs (problems) and every
+// request (requests).
+func openBrowser(t *testing.T) (ctx context.Context, problems, requests func() []string) {
+	t.Helper()
+	browser := fixture.Tool(t, "chromium")
+	// The profile lives outside the test's directory: Chromium's helper
+	// processes may still write to it for a moment after the browser exits.
+	profile, err := os.MkdirTemp("", "iolens-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(browser),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1400, 1000),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelA)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancelT)
+
+	var mu sync.Mutex
+	var seen, reqs []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning || e.Type == runtime.APITypeAssert {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				seen = append(seen, fmt.Sprintf("console %s: %s", e.Type, strings.Join(args, " ")))
+			}
+		case *runtime.EventExceptionThrown:
+			seen = append(seen, "exception: "+e.ExceptionDetails.Error())
+		case *page.EventJavascriptDialogOpening:
+			seen = append(seen, "dialog opened: "+e.Message)
+			go chromedp.Run(ctx, page.HandleJavaScriptDialog(false))
+		case *network.EventRequestWillBeSent:
+			reqs = append(reqs, e.Request.URL)
+		case *network.EventLoadingFailed:
+			seen = append(seen, "loading failed: "+e.ErrorText)
+		}
+	})
+
+	locked := func(s *[]string) func() []string {
+		return func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]string(nil), *s...)
+		}
+	}
+	return ctx, locked(&seen), locked(&reqs)
+}
+
+// TestGraphHTMLInChromium opens a knowledge-graph page: it loads quietly,
+// the graph draws every node, and an untrusted label is text.
+func TestGraphHTMLInChromium(t *testing.T) {
+	v := GraphView{App: "pgea <b>x</b>", Runs: 3}
+	for i := range 6 {
+		v.Nodes = append(v.Nodes, GraphNode{ID: i, Label: fmt.Sprintf("read PNETCDF_VAR /in_#.nc[0]:v%d", i), Visits: int64(3 + i), Bytes: int64(8000 * (i + 1))})
+		if i > 0 {
+			v.Links = append(v.Links, GraphLink{From: i - 1, To: i, Count: 3, MeanGap: 0.5})
+		}
+	}
+	v.Nodes[5].Label = "</script><script>alert(1)</script>"
+	v.Nodes[5].Write = true
+	v.Links = append(v.Links, GraphLink{From: 2, To: 5, Count: 1, MeanGap: 0.1}) // a branch at #2
+	var b strings.Builder
+	if err := GraphHTML(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "graph.html")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, problems, requests := openBrowser(t)
+	var drawn bool
+	var nodes, scripts int
+	var text string
+	err := chromedp.Run(ctx,
+		network.Enable(), runtime.Enable(), page.Enable(),
+		chromedp.Navigate((&url.URL{Scheme: "file", Path: file}).String()),
+		chromedp.Poll(`document.body.getAttribute('data-drawn') === '1'`, &drawn, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Sleep(500*time.Millisecond),
+		chromedp.Evaluate(`echarts.getInstanceByDom(document.getElementById('graph')).getOption().series[0].data.length`, &nodes),
+		chromedp.Evaluate(`document.scripts.length`, &scripts),
+		chromedp.Evaluate(`document.body.innerText`, &text),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nodes != 6 {
+		t.Errorf("%d nodes drawn, want 6", nodes)
+	}
+	if scripts != 3 {
+		t.Errorf("%d script elements, want 3", scripts)
+	}
+	if !strings.Contains(text, "</script><script>alert(1)</script>") || !strings.Contains(text, "pgea <b>x</b>") {
+		t.Error("untrusted labels are not shown as text")
+	}
+	if !strings.Contains(text, "branch points\t1") && !strings.Contains(text, "branch points 1") {
+		t.Errorf("the page does not count the one branch point:\n%.600s", text)
+	}
+	checkQuiet(t, problems, requests)
 }

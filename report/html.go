@@ -57,6 +57,7 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 			return fmt.Sprintf("rank %d", *r)
 		},
 		"join":      strings.Join,
+		"percent":   func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
 		"hasPrefix": strings.HasPrefix,
 	}).ParseFS(assets, "assets/report.html.tmpl"))
 })

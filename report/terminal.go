@@ -110,6 +110,14 @@ func (t *textWriter) job(j *analysis.Job) {
 		}
 		t.field("MPI-IO hints", strings.Join(hints, "; "))
 	}
+	if pf := j.Prefetch; pf != nil {
+		if pf.Status != "ok" {
+			t.field("prefetching", "plan ignored: "+Sanitize(pf.Status))
+		} else {
+			t.field("prefetching", fmt.Sprintf("%d extents, %s, %.0f%% read afterwards; next access predicted right %d times, wrong %d; %d of %d accesses known",
+				pf.Extents, Bytes(pf.Bytes), 100*pf.Used(), pf.Right, pf.Wrong, pf.Matched, pf.Matched+pf.Unknown))
+		}
+	}
 	if len(j.Modules) > 0 {
 		t.printf("\n  %-12s %6s %10s %10s %9s %9s %9s\n", "interface", "files", "read", "written", "reads", "writes", "time (s)")
 		for _, m := range j.Modules {

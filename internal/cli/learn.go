@@ -93,7 +93,12 @@ SQLite file (--repo, else $IOLENS_REPO, else
   iolens learn *_pgea_id*.darshan
   iolens learn show --app pgea
   iolens run --prefetch -- mpiexec -n 4 ./pgea in/*.nc out.nc`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("missing LOG (iolens learn [--app NAME] [--repo FILE] LOG...)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo, err := f.open()
 			if err != nil {
@@ -338,7 +343,12 @@ through the prediction of the application's graph and prints, per log,
 the share of accesses whose next access was predicted first (depth 1),
 and the share of the next k accesses among the k predicted (depth k).`,
 		Example: `  iolens learn eval --app pgea -k 4 held-back.darshan`,
-		Args:    cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("missing LOG (iolens learn eval [--app NAME] [--repo FILE] [-k N] LOG...)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if depth < 1 {
 				return usagef("-k must be at least 1")
