@@ -15,7 +15,7 @@ DEMO_PACKAGES := gcc libc6-dev openmpi-bin libopenmpi-dev
 # Where `make demo` writes its program, log and page.
 DEMO_DIR  ?= demo/out
 
-.PHONY: all build test demo bench bench-compare fuzz deps clean
+.PHONY: all build test demo bench bench-compare bench-prefetch fuzz deps clean
 .PHONY: vendor-echarts
 
 all: build
@@ -46,6 +46,17 @@ RUNS ?= 11
 LOGS ?= testdata/darshan-logs
 bench-compare: build
 	$(GO) run ./bench/compare -iolens $(BIN) -runs $(RUNS) $(LOGS)
+
+# Prefetching against no prefetching on a pgea-like PnetCDF workload whose
+# inputs (PREFETCH_GIB GiB, in PREFETCH_DIR on a disk) are evicted from the
+# page cache before every run; then the collector's added cost per call
+# with --learn.
+PREFETCH_DIR ?= /var/tmp/iolens-bench-prefetch
+PREFETCH_GIB ?= 4
+bench-prefetch: build
+	@sh scripts/debian-packages.sh $(DEMO_PACKAGES) libpnetcdf-dev pkg-config
+	$(GO) run ./bench/prefetch -iolens $(BIN) -dir $(PREFETCH_DIR) -size $(PREFETCH_GIB)
+	$(GO) test -run '^$$' -bench Overhead -benchtime 11x ./collector
 
 # Run every fuzz target of every package for FUZZTIME each.
 fuzz:

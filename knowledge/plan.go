@@ -28,8 +28,9 @@ const (
 	planExtentSize = 24
 	planFileSize   = 8
 	// DefaultPlanDepth is the number of accesses the collector looks
-	// ahead when the plan does not say otherwise.
-	DefaultPlanDepth = 2
+	// ahead when the plan does not say otherwise; the bytes prefetched and
+	// not yet read (IOLENS_PREFETCH_MAX) bound it too.
+	DefaultPlanDepth = 32
 )
 
 // ErrBadPlan is wrapped by the errors of ReadPlan.

@@ -37,6 +37,7 @@ int iol_prefetch_enabled;
 #define PF_PATTERNS 256
 #define PF_RING 512    /* prefetched extents remembered */
 #define PF_FDS 64
+#define PF_CHUNK (128 << 10) /* bytes per POSIX_FADV_WILLNEED */
 
 /* A file of this process: its record id and logical name. */
 struct pf_file {
@@ -77,7 +78,26 @@ static struct {
 	struct pf_extent ring[PF_RING];
 	int ring_next, ring_len;
 	int64_t expect; /* vertex predicted next, -1 if none */
+	uint32_t hist;  /* outcomes of the last predictions, newest in bit 0 (1 = right) */
+	uint32_t nhist; /* how many of its bits are outcomes (at most 16) */
 } pf = {.expect = -1};
+
+/* How far to prefetch ahead: the plan's depth while the recent predictions
+ * are right, less as they go wrong, nothing when at most a quarter of the
+ * last 16 were right (a program that does not repeat what was learned
+ * pays no wasted reads). Predictions go on, so prefetching resumes when
+ * they become right again. */
+static uint32_t lookahead(void)
+{
+	if (pf.nhist < 4)
+		return pf.depth;
+	double rate = (double)__builtin_popcount(pf.hist & ((1u << pf.nhist) - 1)) / pf.nhist;
+	if (rate >= 0.75)
+		return pf.depth;
+	if (rate >= 0.5)
+		return pf.depth < 2 ? pf.depth : 2;
+	return rate > 0.25 ? 1 : 0;
+}
 
 static void status(const char *s)
 {
@@ -201,7 +221,7 @@ void iol_prefetch_init(void)
 	}
 	pf.plan = p;
 	pf.plan_size = (size_t)st.st_size;
-	pf.depth = pf.plan->depth ? pf.plan->depth : 2;
+	pf.depth = pf.plan->depth ? pf.plan->depth : 32;
 	const char *d = getenv("IOLENS_PREFETCH_DEPTH");
 	if (d && atoi(d) > 0)
 		pf.depth = (uint32_t)atoi(d);
@@ -395,8 +415,13 @@ static void prefetch_extent(const struct iol_plan_extent *x)
 		len = f->size - off;
 	if (covered(f->id, off, len) || inflight() + len > (int64_t)pf.max_inflight)
 		return;
-	if (syscall(SYS_fadvise64, f->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED) != 0)
-		return;
+	/* The kernel reads at most the device's readahead window (as little
+	 * as 128 KiB) per call: ask in pieces that size. */
+	for (int64_t o = off; o < off + len; o += PF_CHUNK) {
+		int64_t n = off + len - o < PF_CHUNK ? off + len - o : PF_CHUNK;
+		if (syscall(SYS_fadvise64, f->fd, (off_t)o, (off_t)n, POSIX_FADV_WILLNEED) != 0)
+			return;
+	}
 	pf.ring[pf.ring_next] = (struct pf_extent){f->id, off, len, 0};
 	pf.ring_next = (pf.ring_next + 1) % PF_RING;
 	if (pf.ring_len < PF_RING)
@@ -411,7 +436,10 @@ static void prefetch_extent(const struct iol_plan_extent *x)
 static int64_t predict_from(int64_t v)
 {
 	int64_t first = -1;
-	for (uint32_t step = 0; step < pf.depth; step++) {
+	uint32_t ahead = lookahead();
+	if (ahead == 0 && pf.v[v].nedges > 0)
+		return pf.e[pf.v[v].first_edge].to; /* predict, do not prefetch */
+	for (uint32_t step = 0; step < ahead; step++) {
 		const struct iol_plan_vertex *pv = &pf.v[v];
 		if (pv->nedges == 0)
 			break;
@@ -460,10 +488,14 @@ static void handle(const struct iol_access *a, int predict)
 	struct iol_store_header *h = iol_header();
 	int64_t v = vertex_of(a, module, op);
 	if (pf.expect >= 0) {
-		if (v == pf.expect)
+		int right = v == pf.expect;
+		if (right)
 			h->pf_right++;
 		else
 			h->pf_wrong++;
+		pf.hist = (pf.hist << 1 | (uint32_t)right) & 0xffff;
+		if (pf.nhist < 16)
+			pf.nhist++;
 	}
 	pf.expect = -1;
 	if (v < 0) {
@@ -543,6 +575,7 @@ void iol_prefetch_fork_child(void)
 	pf.cur = (struct iol_access_cursor){0, 0};
 	pf.ring_len = pf.ring_next = 0;
 	pf.expect = -1;
+	pf.hist = pf.nhist = 0;
 	for (int i = 0; i < pf.nfiles; i++)
 		if (pf.files[i].fd >= 0)
 			syscall(SYS_close, pf.files[i].fd);

@@ -47,8 +47,9 @@ application (see "iolens learn") goes to every process as a plan, and a
 thread of the collector follows the process's accesses, predicts the next
 ones and asks the kernel to read their file extents into the page cache
 while the program computes (IOLENS_PREFETCH_MAX, default 256M, bounds the
-bytes prefetched and not yet read; IOLENS_PREFETCH_DEPTH, default 2, the
-accesses looked ahead). The log's metadata says what was prefetched and
+bytes prefetched and not yet read; IOLENS_PREFETCH_DEPTH, default 32, the
+accesses looked ahead, fewer while predictions go wrong, none when most of
+the last 16 were wrong). The log's metadata says what was prefetched and
 used (iolens report shows it). The run is learned too, unless --no-learn.
 
 --learn (or IOLENS_LEARN=1) also records, per process, the ordered

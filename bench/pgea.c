@@ -1,0 +1,173 @@
+/*
+ * A pgea-like PnetCDF workload for the prefetch benchmark (make
+ * bench-prefetch): for each time step it reads rows of several variables
+ * from two input files, averages them while computing, and writes the
+ * average. Usage:
+ *
+ *   pgea gen DIR NVARS NSTEPS X SEED
+ *       writes DIR/in_A.nc and DIR/in_B.nc: variables v0.. double (step, x)
+ *   pgea run DIR OUT NVARS NSTEPS X NS_PER_BYTE ORDER
+ *       ORDER "fixed": each step reads A's variables in the order
+ *       1, 4, 2, 0, 3, ... (i*3+1 mod NVARS) interleaved with B's in the
+ *       reverse order, an order that sequential readahead cannot guess;
+ *       "random": a different random order at every step and run.
+ *       Each rank reads its slice of x of each row (collective reads),
+ *       then computes for NS_PER_BYTE nanoseconds per byte it read (a busy
+ *       loop), then writes its slice of the average to OUT.
+ * Prints on rank 0 the bytes read by all ranks and its own seconds in all,
+ * reading, computing and writing.
+ */
+#include <mpi.h>
+#include <pnetcdf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(x)                                                                              \
+	do {                                                                                  \
+		int err_ = (x);                                                               \
+		if (err_ != NC_NOERR) {                                                       \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, ncmpi_strerror(err_)); \
+			MPI_Abort(MPI_COMM_WORLD, 1);                                         \
+		}                                                                             \
+	} while (0)
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void create(const char *path, int nvars, MPI_Offset nsteps, MPI_Offset x, int *ncid, int *var)
+{
+	int dims[2];
+	CHECK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, ncid));
+	CHECK(ncmpi_def_dim(*ncid, "step", nsteps, &dims[0]));
+	CHECK(ncmpi_def_dim(*ncid, "x", x, &dims[1]));
+	for (int v = 0; v < nvars; v++) {
+		char name[16];
+		snprintf(name, sizeof name, "v%d", v);
+		CHECK(ncmpi_def_var(*ncid, name, NC_DOUBLE, 2, dims, &var[v]));
+	}
+	CHECK(ncmpi_enddef(*ncid));
+}
+
+int main(int argc, char **argv)
+{
+	int rank, size;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int gen = argc == 7 && strcmp(argv[1], "gen") == 0;
+	int run = argc == 9 && strcmp(argv[1], "run") == 0;
+	if (!gen && !run) {
+		if (rank == 0)
+			fprintf(stderr, "usage: pgea gen DIR NVARS NSTEPS X SEED | pgea run DIR OUT NVARS NSTEPS X NS_PER_BYTE fixed|random\n");
+		MPI_Finalize();
+		return 2;
+	}
+	const char *dir = argv[2];
+	int a = gen ? 3 : 4;
+	int nvars = atoi(argv[a]);
+	MPI_Offset nsteps = atoll(argv[a + 1]), x = atoll(argv[a + 2]);
+	if (nvars < 1 || nvars > 64 || nsteps < 1 || x < size) {
+		if (rank == 0)
+			fprintf(stderr, "pgea: bad sizes\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	MPI_Offset lo = x * rank / size, hi = x * (rank + 1) / size, n = hi - lo;
+	double *buf = malloc(n * sizeof *buf), *avg = calloc(n, sizeof *avg);
+	char path[2][4096];
+	snprintf(path[0], sizeof path[0], "%s/in_A.nc", dir);
+	snprintf(path[1], sizeof path[1], "%s/in_B.nc", dir);
+	int ncid[2], var[2][64];
+	MPI_Offset start[2] = {0, lo}, count[2] = {1, n};
+	if (gen) {
+		unsigned long seed = strtoul(argv[6], NULL, 10) * 2654435761u + rank;
+		for (int f = 0; f < 2; f++) {
+			create(path[f], nvars, nsteps, x, &ncid[f], var[f]);
+			for (int v = 0; v < nvars; v++)
+				for (MPI_Offset s = 0; s < nsteps; s++) {
+					for (MPI_Offset i = 0; i < n; i++) {
+						seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+						buf[i] = (double)(seed >> 11) / (double)(1ULL << 53);
+					}
+					start[0] = s;
+					CHECK(ncmpi_put_vara_double_all(ncid[f], var[f][v], start, count, buf));
+				}
+			CHECK(ncmpi_close(ncid[f]));
+		}
+		MPI_Finalize();
+		return 0;
+	}
+	const char *out = argv[3];
+	double ns_per_byte = atof(argv[7]);
+	int random = strcmp(argv[8], "random") == 0;
+	unsigned seed = (unsigned)time(NULL);
+	MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+	srand(seed);
+	double t0 = now();
+	for (int f = 0; f < 2; f++) {
+		CHECK(ncmpi_open(MPI_COMM_WORLD, path[f], NC_NOWRITE, MPI_INFO_NULL, &ncid[f]));
+		for (int v = 0; v < nvars; v++) {
+			char name[16];
+			snprintf(name, sizeof name, "v%d", v);
+			CHECK(ncmpi_inq_varid(ncid[f], name, &var[f][v]));
+		}
+	}
+	int oid, ovar;
+	create(out, 1, nsteps, x, &oid, &ovar);
+	int order[64];
+	int64_t bytes = 0;
+	double tread = 0, tcomp = 0, twrite = 0;
+	for (MPI_Offset s = 0; s < nsteps; s++) {
+		double r0 = now();
+		for (int i = 0; i < nvars; i++)
+			order[i] = nvars % 3 ? (i * 3 + 1) % nvars : i;
+		if (random)
+			for (int i = nvars - 1; i > 0; i--) {
+				int j = rand() % (i + 1), t = order[i];
+				order[i] = order[j];
+				order[j] = t;
+			}
+		memset(avg, 0, n * sizeof *avg);
+		start[0] = s;
+		for (int i = 0; i < nvars; i++)
+			for (int f = 0; f < 2; f++) {
+				int v = f == 0 ? order[i] : order[nvars - 1 - i];
+				CHECK(ncmpi_get_vara_double_all(ncid[f], var[f][v], start, count, buf));
+				for (MPI_Offset k = 0; k < n; k++)
+					avg[k] += buf[k];
+				bytes += n * (int64_t)sizeof *buf;
+			}
+		/* Compute: a busy loop of NS_PER_BYTE ns per byte read this step. */
+		double c0 = now();
+		tread += c0 - r0;
+		double until = c0 + ns_per_byte * 1e-9 * (double)(2 * nvars * n * sizeof *buf);
+		volatile double acc = 0;
+		while (now() < until)
+			for (int k = 0; k < 1000; k++)
+				acc += avg[k % n] * 1e-9;
+		for (MPI_Offset k = 0; k < n; k++)
+			avg[k] /= 2 * nvars;
+		double w0 = now();
+		tcomp += w0 - c0;
+		CHECK(ncmpi_put_vara_double_all(oid, ovar, start, count, avg));
+		twrite += now() - w0;
+	}
+	CHECK(ncmpi_close(oid));
+	for (int f = 0; f < 2; f++)
+		CHECK(ncmpi_close(ncid[f]));
+	double t = now() - t0;
+	int64_t total = 0;
+	MPI_Reduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("read_bytes=%lld seconds=%.3f read_s=%.3f compute_s=%.3f write_s=%.3f\n", (long long)total, t, tread, tcomp, twrite);
+	free(buf);
+	free(avg);
+	MPI_Finalize();
+	return 0;
+}
