@@ -47,15 +47,17 @@ LOGS ?= testdata/darshan-logs
 bench-compare: build
 	$(GO) run ./bench/compare -iolens $(BIN) -runs $(RUNS) $(LOGS)
 
-# Prefetching against no prefetching on a pgea-like PnetCDF workload whose
-# inputs (PREFETCH_GIB GiB, in PREFETCH_DIR on a disk) are evicted from the
-# page cache before every run; then the collector's added cost per call
-# with --learn.
+# Prefetching against no prefetching on pgea-like PnetCDF and HDF5
+# workloads whose inputs (PREFETCH_GIB GiB, in PREFETCH_DIR on a disk) are
+# evicted from the page cache before every run, with the disk's reads capped
+# at PREFETCH_MBPS MB/s (0: no cap; a virtual disk's speed drifts); then the
+# collector's added cost per call with --learn.
 PREFETCH_DIR ?= /var/tmp/iolens-bench-prefetch
-PREFETCH_GIB ?= 4
+PREFETCH_GIB ?= 2
+PREFETCH_MBPS ?= 500
 bench-prefetch: build
-	@sh scripts/debian-packages.sh $(DEMO_PACKAGES) libpnetcdf-dev pkg-config
-	$(GO) run ./bench/prefetch -iolens $(BIN) -dir $(PREFETCH_DIR) -size $(PREFETCH_GIB)
+	@sh scripts/debian-packages.sh $(DEMO_PACKAGES) libpnetcdf-dev libhdf5-openmpi-dev pkg-config
+	$(GO) run ./bench/prefetch -iolens $(BIN) -dir $(PREFETCH_DIR) -size $(PREFETCH_GIB) -read-mbps $(PREFETCH_MBPS)
 	$(GO) test -run '^$$' -bench Overhead -benchtime 11x ./collector
 
 # Run every fuzz target of every package for FUZZTIME each.

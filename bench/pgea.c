@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "pgea.h"
+
 #define CHECK(x)                                                                              \
 	do {                                                                                  \
 		int err_ = (x);                                                               \
@@ -33,13 +35,6 @@
 			MPI_Abort(MPI_COMM_WORLD, 1);                                         \
 		}                                                                             \
 	} while (0)
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static void create(const char *path, int nvars, MPI_Offset nsteps, MPI_Offset x, int *ncid, int *var)
 {
@@ -86,15 +81,12 @@ int main(int argc, char **argv)
 	int ncid[2], var[2][64];
 	MPI_Offset start[2] = {0, lo}, count[2] = {1, n};
 	if (gen) {
-		unsigned long seed = strtoul(argv[6], NULL, 10) * 2654435761u + rank;
+		unsigned long long seed = strtoull(argv[6], NULL, 10) * 2654435761u + rank;
 		for (int f = 0; f < 2; f++) {
 			create(path[f], nvars, nsteps, x, &ncid[f], var[f]);
 			for (int v = 0; v < nvars; v++)
 				for (MPI_Offset s = 0; s < nsteps; s++) {
-					for (MPI_Offset i = 0; i < n; i++) {
-						seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-						buf[i] = (double)(seed >> 11) / (double)(1ULL << 53);
-					}
+					pgea_fill(buf, (int64_t)n, &seed);
 					start[0] = s;
 					CHECK(ncmpi_put_vara_double_all(ncid[f], var[f][v], start, count, buf));
 				}
@@ -109,7 +101,7 @@ int main(int argc, char **argv)
 	unsigned seed = (unsigned)time(NULL);
 	MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
 	srand(seed);
-	double t0 = now();
+	struct pgea_times t = {.start = pgea_now()};
 	for (int f = 0; f < 2; f++) {
 		CHECK(ncmpi_open(MPI_COMM_WORLD, path[f], NC_NOWRITE, MPI_INFO_NULL, &ncid[f]));
 		for (int v = 0; v < nvars; v++) {
@@ -122,17 +114,9 @@ int main(int argc, char **argv)
 	create(out, 1, nsteps, x, &oid, &ovar);
 	int order[64];
 	int64_t bytes = 0;
-	double tread = 0, tcomp = 0, twrite = 0;
 	for (MPI_Offset s = 0; s < nsteps; s++) {
-		double r0 = now();
-		for (int i = 0; i < nvars; i++)
-			order[i] = nvars % 3 ? (i * 3 + 1) % nvars : i;
-		if (random)
-			for (int i = nvars - 1; i > 0; i--) {
-				int j = rand() % (i + 1), t = order[i];
-				order[i] = order[j];
-				order[j] = t;
-			}
+		double r0 = pgea_now();
+		pgea_order(order, nvars, random);
 		memset(avg, 0, n * sizeof *avg);
 		start[0] = s;
 		for (int i = 0; i < nvars; i++)
@@ -143,29 +127,22 @@ int main(int argc, char **argv)
 					avg[k] += buf[k];
 				bytes += n * (int64_t)sizeof *buf;
 			}
-		/* Compute: a busy loop of NS_PER_BYTE ns per byte read this step. */
-		double c0 = now();
-		tread += c0 - r0;
-		double until = c0 + ns_per_byte * 1e-9 * (double)(2 * nvars * n * sizeof *buf);
-		volatile double acc = 0;
-		while (now() < until)
-			for (int k = 0; k < 1000; k++)
-				acc += avg[k % n] * 1e-9;
-		for (MPI_Offset k = 0; k < n; k++)
-			avg[k] /= 2 * nvars;
-		double w0 = now();
-		tcomp += w0 - c0;
+		/* Compute: NS_PER_BYTE ns per byte read this step. */
+		double c0 = pgea_now();
+		t.read += c0 - r0;
+		pgea_compute(ns_per_byte * 1e-9 * (double)(2 * nvars * n * sizeof *buf), avg, (int64_t)n, 2 * nvars);
+		double w0 = pgea_now();
+		t.compute += w0 - c0;
 		CHECK(ncmpi_put_vara_double_all(oid, ovar, start, count, avg));
-		twrite += now() - w0;
+		t.write += pgea_now() - w0;
 	}
 	CHECK(ncmpi_close(oid));
 	for (int f = 0; f < 2; f++)
 		CHECK(ncmpi_close(ncid[f]));
-	double t = now() - t0;
 	int64_t total = 0;
 	MPI_Reduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("read_bytes=%lld seconds=%.3f read_s=%.3f compute_s=%.3f write_s=%.3f\n", (long long)total, t, tread, tcomp, twrite);
+		pgea_report(&t, (long long)total);
 	free(buf);
 	free(avg);
 	MPI_Finalize();

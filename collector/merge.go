@@ -114,6 +114,9 @@ type LogOptions struct {
 	// (darshan.WriterOptions.DXTThreads): such logs are read only by
 	// Darshan newer than 3.5.0.
 	DXTThreads bool
+	// Set labels the injected configuration in the job metadata
+	// (iolens_set=...), with the number of opens that got it.
+	Set string
 	// Progress, when not nil, is called as MergeDirs advances, with the
 	// steps done and their total: reading a store is one step, merging it
 	// into its log another.
@@ -196,7 +199,7 @@ func writeLog(w io.WriterAt, g Group, opts LogOptions) error {
 		EndNsec:   int64(end.Nanosecond()),
 		NProcs:    nprocs,
 		JobID:     first.Header.JobID,
-		Metadata:  jobMetadata(opts.Version, procs),
+		Metadata:  jobMetadata(opts.Version, opts.Set, procs),
 	}
 	if job.JobID < 0 {
 		job.JobID = first.Header.PID
@@ -475,7 +478,7 @@ const metadataMax = 1023
 // jobMetadata returns the job metadata: lib_ver=iolens-<version> and the host
 // names of the processes, distinct, in rank order, comma-separated (cut
 // with "..." if they do not fit the 1024-byte field).
-func jobMetadata(version string, procs []*mergeProc) string {
+func jobMetadata(version, set string, procs []*mergeProc) string {
 	if version = stripControl(version); version == "" {
 		version = "dev"
 	}
@@ -483,7 +486,7 @@ func jobMetadata(version string, procs []*mergeProc) string {
 	if app := strings.ReplaceAll(stripControl(procs[0].s.Header.App), "=", ""); app != "" {
 		meta += "app=" + app + "\n"
 	}
-	meta += prefetchMetadata(procs)
+	meta += prefetchMetadata(procs) + injectionMetadata(set, procs)
 	var hosts []string
 	seen := make(map[string]bool)
 	for _, p := range procs {

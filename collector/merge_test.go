@@ -337,7 +337,7 @@ func TestMetadataAndMounts(t *testing.T) {
 		x.h.Hostname = "host" + strings.Repeat("x", 10) + string(rune('a'+i%26)) + string(rune('a'+i/26))
 		procs = append(procs, &mergeProc{s: storesOf(t, x)[0]})
 	}
-	meta := jobMetadata("v\n1", procs)
+	meta := jobMetadata("v\n1", "", procs)
 	if len(meta) > metadataMax || !strings.HasPrefix(meta, "lib_ver=iolens-v1\nhostnames=hostxxxxxxxxxxaa,hostxxxxxxxxxxba,") ||
 		!strings.HasSuffix(meta, ",...\n") {
 		t.Errorf("metadata of %d bytes: %q", len(meta), meta)

@@ -33,6 +33,9 @@ type RunOptions struct {
 	// program name) has one prefetches from it ahead of its reads. Every
 	// process then records its access sequence, as with Learn.
 	PrefetchDir string
+	// Set is injected into every process (see Injection); Set.Label goes
+	// into the logs' metadata.
+	Set *Injection
 	// App names the application in log file names (also IOLENS_APP);
 	// empty means the base name of the traced executable.
 	App string
@@ -112,7 +115,15 @@ func Run(ctx context.Context, argv []string, opts RunOptions) (RunResult, error)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("run: %w", err)
 	}
-	code, err := runCommand(ctx, argv, commandEnv(env, lib, stores, opts), opts)
+	inject, err := opts.Set.env()
+	if err != nil {
+		os.RemoveAll(stores)
+		return RunResult{}, fmt.Errorf("run: %w", err)
+	}
+	if opts.Set != nil && opts.Log.Set == "" {
+		opts.Log.Set = opts.Set.Label
+	}
+	code, err := runCommand(ctx, argv, commandEnv(env, lib, stores, opts, inject), opts)
 	if err != nil {
 		os.RemoveAll(stores)
 		return RunResult{}, err
@@ -192,16 +203,18 @@ func mpiccForCommand(argv, env []string, dir string) (string, error) {
 	return MPICCFor(flavor)
 }
 
-// commandEnv is env with the collector's variables set.
-func commandEnv(env []string, lib, stores string, opts RunOptions) []string {
+// commandEnv is env with the collector's variables set, and those of set
+// (the injection's).
+func commandEnv(env []string, lib, stores string, opts RunOptions, set map[string]string) []string {
 	preload := lib
 	if old := lookupEnv(env, "LD_PRELOAD"); old != "" {
 		preload += ":" + old
 	}
-	set := map[string]string{
-		"LD_PRELOAD":       preload,
-		"IOLENS_STORE_DIR": stores,
+	if set == nil {
+		set = map[string]string{}
 	}
+	set["LD_PRELOAD"] = preload
+	set["IOLENS_STORE_DIR"] = stores
 	if opts.DXT {
 		set["IOLENS_DXT"] = "1"
 	}

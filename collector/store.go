@@ -109,6 +109,9 @@ type StoreHeader struct {
 	FunctionsLost uint64
 	// Prefetch is what the prefetch thread did (iolens run --prefetch).
 	Prefetch PrefetchStats
+	// Injected counts the opens that got injected MPI-IO hints, HDF5
+	// properties and stdio buffers (see Injection).
+	Injected [3]uint64
 }
 
 // PrefetchStats count what the prefetch thread of a process did, or of a
@@ -303,6 +306,9 @@ func decodeHeader(h *StoreHeader, b []byte) error {
 	pf.Right, pf.Wrong = storeOrder.Uint64(b[3448:]), storeOrder.Uint64(b[3456:])
 	pf.Matched, pf.Unknown = storeOrder.Uint64(b[3464:]), storeOrder.Uint64(b[3472:])
 	pf.Status = storeString(b[3480 : 3480+64])
+	for i := range h.Injected {
+		h.Injected[i] = storeOrder.Uint64(b[3544+8*i:])
+	}
 	return nil
 }
 

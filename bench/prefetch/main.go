@@ -1,5 +1,6 @@
 // Command prefetch is the prefetch benchmark (make bench-prefetch): a
-// pgea-like PnetCDF workload (bench/pgea.c) whose inputs are evicted from the page
+// pgea-like workload, on PnetCDF (bench/pgea.c) and on HDF5
+// (bench/pgea_h5.c), whose inputs are evicted from the page
 // cache before every run, run without iolens and under `iolens run
 // --prefetch` after learning from a run on other data of the same shape,
 // alternating, and compared by median wall time. The compute per byte is
@@ -27,8 +28,19 @@ import (
 	"github.com/iolens/iolens/darshan"
 )
 
+// workload is one of the twin programs.
+type workload struct {
+	name, src, pkg, ext string
+}
+
+var workloads = map[string]workload{
+	"nc": {"pgea", "bench/pgea.c", "pnetcdf", ".nc"},
+	"h5": {"pgea_h5", "bench/pgea_h5.c", "hdf5-openmpi", ".h5"},
+}
+
 type bench struct {
 	iolens, pgea, mpiexec, dir string
+	w                          workload
 	nvars, steps, x        int
 	pairs                  int
 }
@@ -41,13 +53,80 @@ func main() {
 	steps := flag.Int("steps", 32, "time steps")
 	pairs := flag.Int("pairs", 5, "measured pairs (without, with prefetching) per configuration")
 	ranksList := flag.String("ranks", "1,4", "comma-separated rank counts")
+	formats := flag.String("formats", "nc,h5", "comma-separated workloads: nc (PnetCDF), h5 (HDF5)")
+	readMBps := flag.Int("read-mbps", 0, "cap the disk's read bandwidth for the runs (MB/s, a block-I/O cgroup), so that a virtual disk whose speed drifts acts as a steady one; 0: no cap")
 	flag.Parse()
-	b := &bench{iolens: *iolens, dir: *dir, nvars: *nvars, steps: *steps, pairs: *pairs}
-	b.x = int(*sizeGiB * (1 << 30) / float64(2**nvars**steps*8))
-	if err := b.main(strings.Split(*ranksList, ",")); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-prefetch:", err)
-		os.Exit(1)
+	if *readMBps > 0 {
+		undo, err := throttle(*dir, *readMBps)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-prefetch:", err)
+			os.Exit(1)
+		}
+		defer undo()
+		fmt.Printf("reads from the disk of %s capped at %d MB/s\n", *dir, *readMBps)
 	}
+	for _, f := range strings.Split(*formats, ",") {
+		w, ok := workloads[f]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "bench-prefetch: unknown workload %q (nc or h5)\n", f)
+			os.Exit(2)
+		}
+		b := &bench{iolens: *iolens, dir: *dir, nvars: *nvars, steps: *steps, pairs: *pairs, w: w}
+		b.x = int(*sizeGiB * (1 << 30) / float64(2**nvars**steps*8))
+		if err := b.main(strings.Split(*ranksList, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-prefetch:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// throttle moves this process (and so every command it starts) into a new
+// block-I/O cgroup whose reads from the disk holding dir are capped at mbps
+// MB/s, and returns the function that undoes it. It needs root and cgroup
+// v1's blkio or v2's io controller.
+func throttle(dir string, mbps int) (func(), error) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return nil, err
+	}
+	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
+	// A partition's limit goes on its disk.
+	if b, err := os.ReadFile("/sys/dev/block/" + dev + "/../dev"); err == nil {
+		if _, err := os.Stat("/sys/dev/block/" + dev + "/partition"); err == nil {
+			dev = strings.TrimSpace(string(b))
+		}
+	}
+	bps := strconv.Itoa(mbps * 1000 * 1000)
+	type layout struct{ root, file, rule string }
+	for _, l := range []layout{
+		{"/sys/fs/cgroup/blkio", "blkio.throttle.read_bps_device", dev + " " + bps},
+		{"/sys/fs/cgroup", "io.max", dev + " rbps=" + bps},
+	} {
+		if _, err := os.Stat(filepath.Join(l.root, "cgroup.procs")); err != nil {
+			continue
+		}
+		if l.file == "io.max" {
+			os.WriteFile(filepath.Join(l.root, "cgroup.subtree_control"), []byte("+io"), 0)
+		}
+		cg := filepath.Join(l.root, fmt.Sprintf("iolens-bench-%d", os.Getpid()))
+		if err := os.Mkdir(cg, 0o755); err != nil {
+			return nil, fmt.Errorf("capping the disk's bandwidth: %w", err)
+		}
+		undo := func() {
+			os.WriteFile(filepath.Join(l.root, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0)
+			os.Remove(cg)
+		}
+		if err := os.WriteFile(filepath.Join(cg, l.file), []byte(l.rule), 0); err != nil {
+			undo()
+			return nil, fmt.Errorf("capping the disk's bandwidth (%s %s): %w", l.file, l.rule, err)
+		}
+		if err := os.WriteFile(filepath.Join(cg, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+			undo()
+			return nil, fmt.Errorf("capping the disk's bandwidth: %w", err)
+		}
+		return undo, nil
+	}
+	return nil, errors.New("capping the disk's bandwidth needs cgroup v1 blkio or v2 io (and root)")
 }
 
 func (b *bench) main(ranks []string) error {
@@ -70,10 +149,10 @@ func (b *bench) main(ranks []string) error {
 	if err := b.build(); err != nil {
 		return err
 	}
-	fmt.Printf("inputs: 2 files x %d variables x %d steps x %d doubles = %.2f GiB, in %s and %s\n",
-		b.nvars, b.steps, b.x, float64(2*b.nvars*b.steps*b.x*8)/(1<<30), b.data(1), b.data(2))
+	fmt.Printf("\n%s: inputs 2 files x %d variables x %d steps x %d doubles = %.2f GiB, in %s and %s\n",
+		b.w.name, b.nvars, b.steps, b.x, float64(2*b.nvars*b.steps*b.x*8)/(1<<30), b.data(1), b.data(2))
 	for _, n := range []int{1, 2} {
-		if _, err := os.Stat(filepath.Join(b.data(n), "in_B.nc")); err == nil && b.sameShape(n) {
+		if _, err := os.Stat(filepath.Join(b.data(n), "in_B"+b.w.ext)); err == nil && b.sameShape(n) {
 			continue
 		}
 		fmt.Printf("generating %s ...\n", b.data(n))
@@ -104,19 +183,19 @@ func (b *bench) shape() []string {
 // sameShape reports whether the inputs in data(n) have the benchmark's
 // size (checked by the file size).
 func (b *bench) sameShape(n int) bool {
-	st, err := os.Stat(filepath.Join(b.data(n), "in_A.nc"))
+	st, err := os.Stat(filepath.Join(b.data(n), "in_A"+b.w.ext))
 	return err == nil && st.Size() >= int64(b.nvars*b.steps*b.x*8)
 }
 
 func (b *bench) build() error {
-	flags, err := exec.Command("pkg-config", "--cflags", "--libs", "pnetcdf").Output()
+	flags, err := exec.Command("pkg-config", "--cflags", "--libs", b.w.pkg).Output()
 	if err != nil {
-		return fmt.Errorf("pkg-config pnetcdf: %w", err)
+		return fmt.Errorf("pkg-config %s: %w", b.w.pkg, err)
 	}
-	b.pgea = filepath.Join(b.dir, "pgea")
-	args := append([]string{"-O2", "-o", b.pgea, "bench/pgea.c"}, strings.Fields(string(flags))...)
+	b.pgea = filepath.Join(b.dir, b.w.name)
+	args := append([]string{"-O2", "-o", b.pgea, b.w.src}, strings.Fields(string(flags))...)
 	if out, err := exec.Command("mpicc.openmpi", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("building pgea: %v\n%s", err, out)
+		return fmt.Errorf("building %s: %v\n%s", b.w.name, err, out)
 	}
 	return nil
 }
@@ -157,8 +236,8 @@ func field(out, name string) (float64, error) {
 // evict drops the inputs and the output from the page cache and checks
 // that less than 1% of them stayed resident.
 func (b *bench) evict() error {
-	files, _ := filepath.Glob(filepath.Join(b.dir, "data_*", "*.nc"))
-	files = append(files, filepath.Join(b.dir, "out.nc"))
+	files, _ := filepath.Glob(filepath.Join(b.dir, "data_*", "*"+b.w.ext))
+	files = append(files, filepath.Join(b.dir, "out"+b.w.ext))
 	for _, f := range files {
 		fd, err := unix.Open(f, unix.O_RDONLY, 0)
 		if errors.Is(err, unix.ENOENT) {
@@ -209,9 +288,11 @@ func resident(fd int) (float64, error) {
 
 // config measures one rank count and read order.
 func (b *bench) config(ranks, order string) error {
-	repo := filepath.Join(b.dir, "knowledge-"+order+"-"+ranks+".db")
-	os.Remove(repo)
-	out := filepath.Join(b.dir, "out.nc")
+	repo := filepath.Join(b.dir, "knowledge-"+b.w.name+"-"+order+"-"+ranks+".db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(repo + suffix)
+	}
+	out := filepath.Join(b.dir, "out"+b.w.ext)
 	logs := filepath.Join(b.dir, "logs")
 	os.RemoveAll(logs)
 	run := func(data int, ns float64) []string {
@@ -236,8 +317,22 @@ func (b *bench) config(ranks, order string) error {
 	}
 	tio := medianF(reads)
 	perRank := float64(2*b.nvars*b.steps*b.x*8) / mustAtof(ranks)
-	ns := tio * 1e9 / perRank
-	fmt.Printf("\n%s ranks, %s order: reading takes %.2f s from a cold cache (rank 0); compute %.3f ns per byte read\n", ranks, order, tio, ns)
+	// Reads interleaved with computing go at another pace than reads alone
+	// (the disk and its bandwidth cap rest while the program computes):
+	// compute as long as the reads take in a run with that first guess.
+	if err := b.evict(); err != nil {
+		return err
+	}
+	_, text, err := b.pgeaOutput(nil, ranks, run(2, tio*1e9/perRank)...)
+	if err != nil {
+		return err
+	}
+	tmix, err := field(text, "read_s")
+	if err != nil {
+		return err
+	}
+	ns := tmix * 1e9 / perRank
+	fmt.Printf("\n%s, %s ranks, %s order: reading takes %.2f s from a cold cache alone, %.2f s between computations (rank 0); compute %.3f ns per byte read\n", b.w.name, ranks, order, tio, tmix, ns)
 
 	// Learn from a run on the other data.
 	if err := b.evict(); err != nil {
@@ -253,17 +348,21 @@ func (b *bench) config(ranks, order string) error {
 	os.RemoveAll(logs)
 
 	var plain, pre []time.Duration
-	var used []float64
+	var used, readPlain, readPre []float64
 	for i := range b.pairs {
 		steps := []func() error{
 			func() error {
-				d, err := b.pgeaRun(nil, ranks, run(2, ns)...)
+				d, text, err := b.pgeaOutput(nil, ranks, run(2, ns)...)
 				plain = append(plain, d)
+				r, _ := field(text, "read_s")
+				readPlain = append(readPlain, r)
 				return err
 			},
 			func() error {
-				d, err := b.pgeaRun([]string{b.iolens, "run", "--prefetch", "--no-learn", "--repo", repo, "--log-dir", logs, "--"}, ranks, run(2, ns)...)
+				d, text, err := b.pgeaOutput([]string{b.iolens, "run", "--prefetch", "--no-learn", "--repo", repo, "--log-dir", logs, "--"}, ranks, run(2, ns)...)
 				pre = append(pre, d)
+				r, _ := field(text, "read_s")
+				readPre = append(readPre, r)
 				if err == nil {
 					used = append(used, prefetchUse(logs))
 					os.RemoveAll(logs)
@@ -284,10 +383,14 @@ func (b *bench) config(ranks, order string) error {
 		}
 	}
 	mp, mq := median(plain), median(pre)
-	fmt.Printf("  without iolens: median %.2f s  %v\n", mp.Seconds(), seconds(plain))
-	fmt.Printf("  --prefetch:     median %.2f s  %v\n", mq.Seconds(), seconds(pre))
-	fmt.Printf("  wall time %+.1f%% (ratio %.3f); prefetched bytes read afterwards: median %.1f%%\n",
-		100*(mq.Seconds()/mp.Seconds()-1), mq.Seconds()/mp.Seconds(), 100*medianF(used))
+	ratios := make([]float64, len(plain))
+	for i := range plain {
+		ratios[i] = pre[i].Seconds() / plain[i].Seconds()
+	}
+	fmt.Printf("  without iolens: median %.2f s  %v  (time in reads, rank 0: median %.2f s)\n", mp.Seconds(), seconds(plain), medianF(readPlain))
+	fmt.Printf("  --prefetch:     median %.2f s  %v  (time in reads, rank 0: median %.2f s)\n", mq.Seconds(), seconds(pre), medianF(readPre))
+	fmt.Printf("  wall time: median of the paired ratios %.3f (%+.1f%%); prefetched bytes read afterwards: median %.1f%%\n",
+		medianF(ratios), 100*(medianF(ratios)-1), 100*medianF(used))
 	return nil
 }
 
@@ -295,6 +398,7 @@ func (b *bench) config(ranks, order string) error {
 // the metadata of the job's log in dir (NaN if none).
 func prefetchUse(dir string) float64 {
 	logs, _ := filepath.Glob(filepath.Join(dir, "*pgea*.darshan"))
+	slices.Sort(logs)
 	for _, p := range logs {
 		l, err := darshan.OpenFile(p)
 		if err != nil {

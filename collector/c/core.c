@@ -1179,6 +1179,7 @@ void iol_ensure_started(void)
 	__atomic_store_n(&g.state, 2, __ATOMIC_RELEASE);
 	iol_posix_adopt_fds();
 	iol_prefetch_init();
+	iol_inject_init();
 }
 
 __attribute__((constructor)) static void iol_constructor(void)

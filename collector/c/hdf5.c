@@ -110,6 +110,18 @@ static struct {
 	hid_t (*pget_driver)(hid_t);
 	herr_t (*pget_dxpl_mpio)(hid_t, H5FD_mpio_xfer_t *);
 	herr_t (*pclose)(hid_t);
+	/* Injected file-access properties (inject.c). */
+	herr_t (*open)(void);
+	hid_t *cls_file_access; /* the variable behind H5P_FILE_ACCESS */
+	hid_t (*pcreate)(hid_t);
+	hid_t (*pcopy)(hid_t);
+	herr_t (*pset_alignment)(hid_t, hsize_t, hsize_t);
+	herr_t (*pset_sieve_buf_size)(hid_t, size_t);
+	herr_t (*pset_meta_block_size)(hid_t, hsize_t);
+	herr_t (*pget_cache)(hid_t, int *, size_t *, size_t *, double *);
+	herr_t (*pset_cache)(hid_t, int, size_t, size_t, double);
+	herr_t (*pset_all_coll_metadata_ops)(hid_t, _Bool);
+	herr_t (*pset_coll_metadata_write)(hid_t, _Bool);
 	hid_t (*fd_mpio_init)(void);
 	void *dflush;
 } h5;
@@ -140,6 +152,14 @@ H5_CHECK(pget_layout, H5Pget_layout);
 H5_CHECK(pget_chunk, H5Pget_chunk);
 H5_CHECK(pget_driver, H5Pget_driver);
 H5_CHECK(pclose, H5Pclose);
+H5_CHECK(open, H5open);
+H5_CHECK(pcreate, H5Pcreate);
+H5_CHECK(pcopy, H5Pcopy);
+H5_CHECK(pset_alignment, H5Pset_alignment);
+H5_CHECK(pset_sieve_buf_size, H5Pset_sieve_buf_size);
+H5_CHECK(pset_meta_block_size, H5Pset_meta_block_size);
+H5_CHECK(pget_cache, H5Pget_cache);
+H5_CHECK(pset_cache, H5Pset_cache);
 #ifdef H5_HAVE_PARALLEL
 H5_CHECK(pget_dxpl_mpio, H5Pget_dxpl_mpio);
 H5_CHECK(fd_mpio_init, H5FD_mpio_init);
@@ -188,6 +208,17 @@ static int h5_setup(void)
 	H5_HELPER(pget_driver, "H5Pget_driver");
 	H5_HELPER(pget_dxpl_mpio, "H5Pget_dxpl_mpio");
 	H5_HELPER(pclose, "H5Pclose");
+	H5_HELPER(open, "H5open");
+	H5_HELPER(cls_file_access, "H5P_CLS_FILE_ACCESS_ID_g");
+	H5_HELPER(pcreate, "H5Pcreate");
+	H5_HELPER(pcopy, "H5Pcopy");
+	H5_HELPER(pset_alignment, "H5Pset_alignment");
+	H5_HELPER(pset_sieve_buf_size, "H5Pset_sieve_buf_size");
+	H5_HELPER(pset_meta_block_size, "H5Pset_meta_block_size");
+	H5_HELPER(pget_cache, "H5Pget_cache");
+	H5_HELPER(pset_cache, "H5Pset_cache");
+	H5_HELPER(pset_all_coll_metadata_ops, "H5Pset_all_coll_metadata_ops");
+	H5_HELPER(pset_coll_metadata_write, "H5Pset_coll_metadata_write");
 	H5_HELPER(fd_mpio_init, "H5FD_mpio_init");
 	H5_HELPER(dflush, "H5Dflush");
 	__atomic_store_n(&h5_state, 1, __ATOMIC_RELEASE);
@@ -275,16 +306,68 @@ static void file_opened(hid_t fid, const char *filename, hid_t fapl, iol_tick t1
 	iol_handle_put(IOL_H_H5F, (uint64_t)fid, r);
 }
 
+/* A copy of fapl (or a new file-access list) with the injected properties
+ * set, or -1 when there are none or it cannot be made. */
+static hid_t inject_fapl(hid_t fapl)
+{
+	const int64_t *v = iol_inject.h5;
+	unsigned set = iol_inject.h5_set;
+	if (!set || !h5.pclose)
+		return -1;
+	if (h5.open)
+		h5.open(); /* H5P_FILE_ACCESS is valid once the library is */
+	hid_t p = -1;
+	if (fapl != IOL_H5P_DEFAULT && h5.pcopy)
+		p = h5.pcopy(fapl);
+	else if (fapl == IOL_H5P_DEFAULT && h5.pcreate && h5.cls_file_access)
+		p = h5.pcreate(*h5.cls_file_access);
+	if (p < 0)
+		return -1;
+#define SET(k) (set & (1u << (k)))
+	if (SET(IOL_H5_ALIGNMENT) && h5.pset_alignment)
+		h5.pset_alignment(p, SET(IOL_H5_ALIGNMENT_THRESHOLD) ? (hsize_t)v[IOL_H5_ALIGNMENT_THRESHOLD] : 1,
+				  (hsize_t)v[IOL_H5_ALIGNMENT]);
+	if (SET(IOL_H5_SIEVE_BUF_SIZE) && h5.pset_sieve_buf_size)
+		h5.pset_sieve_buf_size(p, (size_t)v[IOL_H5_SIEVE_BUF_SIZE]);
+	if (SET(IOL_H5_META_BLOCK_SIZE) && h5.pset_meta_block_size)
+		h5.pset_meta_block_size(p, (hsize_t)v[IOL_H5_META_BLOCK_SIZE]);
+	if (SET(IOL_H5_CHUNK_CACHE_BYTES) && h5.pget_cache && h5.pset_cache) {
+		int mdc;
+		size_t slots, bytes;
+		double w0;
+		if (h5.pget_cache(p, &mdc, &slots, &bytes, &w0) >= 0)
+			h5.pset_cache(p, mdc, slots, (size_t)v[IOL_H5_CHUNK_CACHE_BYTES], w0);
+	}
+	if (SET(IOL_H5_COLL_METADATA_READ) && h5.pset_all_coll_metadata_ops)
+		h5.pset_all_coll_metadata_ops(p, v[IOL_H5_COLL_METADATA_READ] != 0);
+	if (SET(IOL_H5_COLL_METADATA_WRITE) && h5.pset_coll_metadata_write)
+		h5.pset_coll_metadata_write(p, v[IOL_H5_COLL_METADATA_WRITE] != 0);
+#undef SET
+	return p;
+}
+
+/* Ends an open with injected properties p (-1: none). */
+static void injected(hid_t p, hid_t ret)
+{
+	if (p < 0)
+		return;
+	h5.pclose(p);
+	if (ret >= 0)
+		iol_inject_count(IOL_INJ_HDF5);
+}
+
 IOL_REAL_DECL(hid_t, H5Fcreate, (const char *, unsigned, hid_t, hid_t));
 hid_t H5Fcreate(const char *filename, unsigned flags, hid_t fcpl_id, hid_t fapl_id)
 {
 	H5_RESOLVE(H5Fcreate);
 	if (!h5_setup())
 		return real_H5Fcreate(filename, flags, fcpl_id, fapl_id);
+	hid_t p = IOL_UNLIKELY(iol_inject.h5_set) ? inject_fapl(fapl_id) : -1;
 	iol_tick t1 = iol_op_begin();
-	hid_t ret = real_H5Fcreate(filename, flags, fcpl_id, fapl_id);
+	hid_t ret = real_H5Fcreate(filename, flags, fcpl_id, p >= 0 ? p : fapl_id);
 	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
+	injected(p, ret);
 	file_opened(ret, filename, fapl_id, t1, t2);
 	errno = saved;
 	return ret;
@@ -296,10 +379,12 @@ hid_t H5Fopen(const char *filename, unsigned flags, hid_t fapl_id)
 	H5_RESOLVE(H5Fopen);
 	if (!h5_setup())
 		return real_H5Fopen(filename, flags, fapl_id);
+	hid_t p = IOL_UNLIKELY(iol_inject.h5_set) ? inject_fapl(fapl_id) : -1;
 	iol_tick t1 = iol_op_begin();
-	hid_t ret = real_H5Fopen(filename, flags, fapl_id);
+	hid_t ret = real_H5Fopen(filename, flags, p >= 0 ? p : fapl_id);
 	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
+	injected(p, ret);
 	file_opened(ret, filename, fapl_id, t1, t2);
 	errno = saved;
 	return ret;

@@ -30,6 +30,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -496,6 +497,42 @@ IOL_HIDDEN struct iol_record_block *iol_inherit(struct iol_record_block *old);
 
 /* Module hooks run at start-up (e.g. STDIO's standard streams). */
 IOL_HIDDEN void iol_posix_adopt_fds(void);
+
+/* ---- injected parameters (inject.c) ---- */
+
+#define IOL_MAX_HINTS 32
+/* HDF5 file-access properties, in the order of IOLENS_SET_HDF5's names. */
+enum {
+	IOL_H5_ALIGNMENT,
+	IOL_H5_ALIGNMENT_THRESHOLD,
+	IOL_H5_SIEVE_BUF_SIZE,
+	IOL_H5_META_BLOCK_SIZE,
+	IOL_H5_CHUNK_CACHE_BYTES,
+	IOL_H5_COLL_METADATA_READ,
+	IOL_H5_COLL_METADATA_WRITE,
+	IOL_H5_NPROPS
+};
+/* Counters of the store header's inj[]. */
+enum { IOL_INJ_MPIIO, IOL_INJ_HDF5, IOL_INJ_STDIO };
+
+struct iol_inject {
+	int nhints;
+	const char *hint_keys[IOL_MAX_HINTS], *hint_vals[IOL_MAX_HINTS];
+	unsigned h5_set; /* bit k: h5[k] was given */
+	int64_t h5[IOL_H5_NPROPS];
+	size_t stdio_buffer;
+};
+/* What to inject, read from the environment at start-up. */
+IOL_HIDDEN extern struct iol_inject iol_inject;
+IOL_HIDDEN void iol_inject_init(void);
+/* Whether the MPI-IO hints apply to the file named filename. */
+IOL_HIDDEN int iol_inject_hints_for(const char *filename);
+/* Counts an open that got injected parameters (IOL_INJ_*). */
+IOL_HIDDEN void iol_inject_count(int which);
+/* Gives the stream a buffer of the injected size; the buffer of a stream
+ * is taken back before it closes and freed after. */
+IOL_HIDDEN void iol_inject_stdio(FILE *s);
+IOL_HIDDEN void *iol_inject_stdio_take(FILE *s);
 
 /* ---- MPI (set by mpiio.c in MPI builds) ---- */
 IOL_HIDDEN void iol_set_mpi(int64_t rank, int64_t size, uint64_t job, const char *flavor);

@@ -270,18 +270,39 @@ static void opened(MPI_Comm comm, const char *filename, int amode, MPI_Info info
 }
 
 REAL_DECL(File_open);
+/* A copy of info (or a new info) with the injected hints set, which take
+ * precedence over the program's; MPI_INFO_NULL if it cannot be made. */
+static MPI_Info inject_hints(MPI_Info info)
+{
+	MPI_Info m;
+	int err = info == MPI_INFO_NULL ? PMPI_Info_create(&m) : PMPI_Info_dup(info, &m);
+	if (err != MPI_SUCCESS)
+		return MPI_INFO_NULL;
+	for (int i = 0; i < iol_inject.nhints; i++)
+		PMPI_Info_set(m, iol_inject.hint_keys[i], iol_inject.hint_vals[i]);
+	return m;
+}
+
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
 	RESOLVE(File_open);
 	if (in_mpi || !iol_active)
 		return REAL(File_open)(comm, filename, amode, info, fh);
 	in_mpi++;
+	MPI_Info merged = MPI_INFO_NULL;
+	if (IOL_UNLIKELY(iol_inject.nhints) && iol_inject_hints_for(filename))
+		merged = inject_hints(info);
 	iol_tick t1 = iol_op_begin();
-	int ret = REAL(File_open)(comm, filename, amode, info, fh);
+	int ret = REAL(File_open)(comm, filename, amode, merged != MPI_INFO_NULL ? merged : info, fh);
 	iol_tick t2 = iol_op_end(t1);
 	in_mpi--;
 	if (ret == MPI_SUCCESS && fh)
 		opened(comm, filename, amode, info, *fh, t1, t2);
+	if (merged != MPI_INFO_NULL) {
+		PMPI_Info_free(&merged);
+		if (ret == MPI_SUCCESS)
+			iol_inject_count(IOL_INJ_MPIIO);
+	}
 	return ret;
 }
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +38,7 @@ int iol_prefetch_enabled;
 #define PF_PATTERNS 256
 #define PF_RING 512    /* prefetched extents remembered */
 #define PF_FDS 64
-#define PF_CHUNK (128 << 10) /* bytes per POSIX_FADV_WILLNEED */
+#define PF_CHUNK (128 << 10) /* bytes per POSIX_FADV_WILLNEED when the device does not say */
 
 /* A file of this process: its record id and logical name. */
 struct pf_file {
@@ -47,6 +48,7 @@ struct pf_file {
 	int plan_file;   /* index in the plan's files, -1 if none */
 	int fd;          /* opened for fadvise, -1 if not yet */
 	int64_t size;    /* at the last fstat */
+	int64_t chunk;   /* bytes the kernel reads ahead per POSIX_FADV_WILLNEED */
 };
 
 /* A prefetched extent, for hits and to avoid asking twice. */
@@ -82,16 +84,21 @@ static struct {
 	uint32_t nhist; /* how many of its bits are outcomes (at most 16) */
 } pf = {.expect = -1};
 
-/* How far to prefetch ahead: the plan's depth while the recent predictions
- * are right, less as they go wrong, nothing when at most a quarter of the
- * last 16 were right (a program that does not repeat what was learned
+/* How far to prefetch ahead: one access until four predictions were made,
+ * then the plan's depth while the recent predictions are right, less as
+ * they go wrong, nothing when at most a quarter of the last 16 were right (a program that does not repeat what was learned
  * pays no wasted reads). Predictions go on, so prefetching resumes when
  * they become right again. */
 static uint32_t lookahead(void)
 {
 	if (pf.nhist < 4)
-		return pf.depth;
-	double rate = (double)__builtin_popcount(pf.hist & ((1u << pf.nhist) - 1)) / pf.nhist;
+		return pf.depth < 1 ? pf.depth : 1; /* until predictions have proved right */
+	/* Counted by hand: __builtin_popcount may call libgcc, which the
+	 * library does not link. */
+	uint32_t right = 0;
+	for (uint32_t i = 0; i < pf.nhist; i++)
+		right += (pf.hist >> i) & 1;
+	double rate = (double)right / pf.nhist;
 	if (rate >= 0.75)
 		return pf.depth;
 	if (rate >= 0.5)
@@ -357,6 +364,40 @@ static int64_t vertex_of(const struct iol_access *a, int module, int op)
 
 /* ---- prefetching ---- */
 
+/* Reads a number of KiB from a sysfs file, 0 if it cannot. */
+static int64_t sysfs_kib(const char *path)
+{
+	char buf[32];
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return atoll(buf);
+}
+
+/* The most the kernel reads for one POSIX_FADV_WILLNEED on the device of
+ * st: the larger of its readahead window and its largest request (block
+ * devices, from sysfs; a partition's are its disk's), else 128 KiB. */
+static int64_t willneed_chunk(const struct stat *st)
+{
+	int64_t best = 0;
+	static const char *const forms[] = {"/sys/dev/block/%u:%u/queue/%s", "/sys/dev/block/%u:%u/../queue/%s"};
+	for (int k = 0; k < 2 && best == 0; k++)
+		for (int q = 0; q < 2; q++) {
+			char path[128];
+			snprintf(path, sizeof path, forms[k], major(st->st_dev), minor(st->st_dev),
+				 q ? "max_sectors_kb" : "read_ahead_kb");
+			int64_t v = sysfs_kib(path);
+			if (v > best)
+				best = v;
+		}
+	return best > 0 ? best << 10 : 128 << 10;
+}
+
 static int64_t inflight(void)
 {
 	int64_t n = 0;
@@ -404,21 +445,26 @@ static void prefetch_extent(const struct iol_plan_extent *x)
 	if (f->fd < 0)
 		return;
 	int64_t off = x->offset, len = x->length;
-	if (off + len > f->size) {
+	if (off + len > f->size || f->chunk == 0) {
 		struct stat st;
-		if (syscall(SYS_fstat, f->fd, &st) == 0)
+		if (syscall(SYS_fstat, f->fd, &st) == 0) {
 			f->size = st.st_size;
+			if (f->chunk == 0)
+				f->chunk = willneed_chunk(&st);
+		}
 	}
+	if (f->chunk == 0)
+		f->chunk = PF_CHUNK;
 	if (off >= f->size)
 		return;
 	if (off + len > f->size)
 		len = f->size - off;
 	if (covered(f->id, off, len) || inflight() + len > (int64_t)pf.max_inflight)
 		return;
-	/* The kernel reads at most the device's readahead window (as little
-	 * as 128 KiB) per call: ask in pieces that size. */
-	for (int64_t o = off; o < off + len; o += PF_CHUNK) {
-		int64_t n = off + len - o < PF_CHUNK ? off + len - o : PF_CHUNK;
+	/* The kernel reads at most the device's readahead window or largest
+	 * request per call: ask in pieces that size. */
+	for (int64_t o = off; o < off + len; o += f->chunk) {
+		int64_t n = off + len - o < f->chunk ? off + len - o : f->chunk;
 		if (syscall(SYS_fadvise64, f->fd, (off_t)o, (off_t)n, POSIX_FADV_WILLNEED) != 0)
 			return;
 	}

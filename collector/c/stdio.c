@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 /* Optimised builds turn these into macros (bits/stdio.h). */
@@ -213,6 +214,8 @@ static void forget_fd(int fd)
 		if (s) {                                                     \
 			int saved = errno;                                   \
 			opened(path_record(path), s, 0, t1, t2);             \
+			if (IOL_UNLIKELY(iol_inject.stdio_buffer))           \
+				iol_inject_stdio(s);                         \
 			errno = saved;                                       \
 		}                                                            \
 		return s;                                                    \
@@ -271,10 +274,13 @@ int fclose(FILE *s)
 	IOL_RESOLVE(fclose);
 	struct iol_record_block *r = stream_get(s);
 	int fd = iol_active ? fileno_unlocked(s) : -1;
+	/* Taken before the call, freed after it (see iol_inject_stdio). */
+	void *buf = iol_inject_stdio_take(s);
 	if (!r) {
 		int ret = real_fclose(s);
 		int saved = errno;
 		forget_fd(fd);
+		free(buf);
 		errno = saved;
 		return ret;
 	}
@@ -286,6 +292,7 @@ int fclose(FILE *s)
 	iol_tick t2 = iol_op_end(t1);
 	int saved = errno;
 	forget_fd(fd);
+	free(buf);
 	if (iol_enter(r)) {
 		iol_stamp(iol_fcounters(r), STDIO_F_CLOSE_START_TIMESTAMP, STDIO_F_CLOSE_END_TIMESTAMP, t1, t2);
 		meta_time(r, t1, t2);

@@ -91,7 +91,8 @@ struct iol_store_header {
 	uint64_t pf_matched;      /* 3464: top-level accesses found in the plan */
 	uint64_t pf_unknown;      /* 3472: top-level accesses not in the plan */
 	char pf_status[64];       /* 3480: "" no plan, "ok", or why the plan was ignored */
-	char pad[IOL_HEADER_SIZE - 3544];
+	uint64_t inj[3];          /* 3544: opens that got injected MPI-IO hints, HDF5 properties, stdio buffers */
+	char pad[IOL_HEADER_SIZE - 3568];
 };
 
 /* Block types. */

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iolens/iolens/darshan"
+	"github.com/iolens/iolens/internal/progress"
 	"github.com/iolens/iolens/knowledge"
 	"github.com/iolens/iolens/report"
 )
@@ -106,8 +107,11 @@ SQLite file (--repo, else $IOLENS_REPO, else
 			}
 			defer repo.Close()
 			learned := 0
+			bar := progress.New(e.stderr, int64(len(args)), "learning", progress.Count("logs"))
+			defer bar.Done()
 			for _, path := range args {
 				app, n, err := learnLog(repo, &f, path)
+				bar.Add(1)
 				if errors.Is(err, knowledge.ErrNoSequences) {
 					// e.g. the log of mpiexec beside the job's.
 					fmt.Fprintf(e.stderr, "iolens: skipped %s: no access sequences (recorded without --learn?)\n", report.Sanitize(path))

@@ -18,12 +18,19 @@ import (
 // compileTestdata compiles testdata/<rel> of the module with cc and flags.
 func compileTestdata(t *testing.T, cc, rel string, flags ...string) string {
 	t.Helper()
+	return compileSource(t, cc, filepath.Join("testdata", rel), flags...)
+}
+
+// compileSource compiles the C file at path rel of the module with cc and
+// flags.
+func compileSource(t *testing.T, cc, rel string, flags ...string) string {
+	t.Helper()
 	root, err := fixture.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(rel), ".c"))
-	args := append([]string{"-O2", "-o", out, filepath.Join(root, "testdata", rel)}, flags...)
+	args := append([]string{"-O2", "-o", out, filepath.Join(root, rel)}, flags...)
 	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
 	}
@@ -174,6 +181,44 @@ func TestLearnPrefetchPnetCDF(t *testing.T) {
 	wantPrefetch(t, onlyLog(t, logs2, "nc-reads"), map[string]string{
 		"prefetch_status": "ok", "prefetch_extents": "5", "prefetch_bytes": "112512", "prefetch_hit_bytes": "112512",
 		"prefetch_right": "10", "prefetch_wrong": "0", "prefetch_matched": "12", "prefetch_unknown": "0",
+	})
+}
+
+// The HDF5 twin of the prefetch benchmark, small: 3 datasets of 4 steps
+// in two files, read out of order with a pause per step. Built against
+// Open MPI and HDF5 without C++ libraries in the process, it also checks
+// that the collector calls nothing the library does not link.
+func TestLearnPrefetchHDF5(t *testing.T) {
+	mpicc := needTool(t, "mpicc.openmpi")
+	mpiexec := needTool(t, "mpiexec.openmpi")
+	flags, err := exec.Command(needTool(t, "pkg-config"), "--cflags", "--libs", "hdf5-openmpi").Output()
+	if err != nil {
+		t.Fatalf("pkg-config hdf5-openmpi: %v", err)
+	}
+	prog := compileSource(t, mpicc, "bench/pgea_h5.c", strings.Fields(string(flags))...)
+	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
+	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+	dir := t.TempDir()
+	for _, n := range []string{"1", "2"} {
+		data := filepath.Join(dir, "data_"+n)
+		if err := os.Mkdir(data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command(mpiexec, "-n", "1", prog, "gen", data, "3", "4", "1000", n).CombinedOutput(); err != nil {
+			t.Fatalf("generating %s: %v\n%s", data, err, b)
+		}
+	}
+	repo := filepath.Join(dir, "k.db")
+	logs1, logs2 := filepath.Join(dir, "1"), filepath.Join(dir, "2")
+	out := filepath.Join(dir, "out.h5")
+	iolens(t, "run", "--learn", "--log-dir", logs1, "--", mpiexec, "-n", "1", prog, "run", filepath.Join(dir, "data_1"), out, "3", "4", "1000", "400", "fixed").want(t, 0)
+	iolens(t, "learn", "--repo", repo, onlyLog(t, logs1, "pgea-h5")).want(t, 0)
+	iolens(t, "run", "--prefetch", "--no-learn", "--repo", repo, "--log-dir", logs2, "--", mpiexec, "-n", "1", prog, "run", filepath.Join(dir, "data_2"), out, "3", "4", "1000", "400", "fixed").want(t, 0)
+	// Other data of the same shape: every access is known and every
+	// prediction right after the first.
+	wantPrefetch(t, onlyLog(t, logs2, "pgea-h5"), map[string]string{
+		"prefetch_status": "ok", "prefetch_extents": "42", "prefetch_bytes": "199056", "prefetch_hit_bytes": "199056",
+		"prefetch_right": "54", "prefetch_wrong": "0", "prefetch_matched": "55", "prefetch_unknown": "0",
 	})
 }
 
