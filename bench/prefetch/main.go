@@ -41,8 +41,8 @@ var workloads = map[string]workload{
 type bench struct {
 	iolens, pgea, mpiexec, dir string
 	w                          workload
-	nvars, steps, x        int
-	pairs                  int
+	nvars, steps, x            int
+	pairs                      int
 }
 
 func main() {
