@@ -9,7 +9,7 @@ FUZZTIME  ?= 60s
 # missing, `make deps` all of them.
 DEBIAN_PACKAGES := gcc g++ libc6-dev binutils make patch openmpi-bin libopenmpi-dev mpich libmpich-dev \
 	libhdf5-openmpi-dev libpnetcdf-dev pkg-config gfortran python3 procps \
-	chromium
+	chromium slurm-wlm munge
 # Debian packages the demo needs: a C compiler and Open MPI.
 DEMO_PACKAGES := gcc libc6-dev openmpi-bin libopenmpi-dev
 # Where `make demo` writes its program, log and page.
