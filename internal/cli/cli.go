@@ -109,6 +109,10 @@ Predict
 Learn
   learn      accumulate the access patterns of runs (run --learn) into each
              application's knowledge graph; run --prefetch reads ahead of it
+Tune
+  tune       find the best MPI-IO, HDF5 and stdio parameters of a program
+             with empirical models (or GA, random, exhaustive), applied
+             without a source change (run --set), locally or with Slurm
 
 Exit status: 0 success, 1 failure, 2 bad usage. Every command has --help
 with examples.`,
@@ -135,7 +139,7 @@ with examples.`,
 	root.SetErr(e.stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e), newReportCmd(e), newMergeCmd(e), newStaticCmd(e), newLearnCmd(e))
+	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e), newReportCmd(e), newMergeCmd(e), newStaticCmd(e), newLearnCmd(e), newTuneCmd(e))
 	return root
 }
 

@@ -24,8 +24,9 @@ func newRunCmd(e *env) *cobra.Command {
 	var functions string
 	var learn learnFlags
 	var prefetch, noLearn bool
+	var sets []string
 	cmd := &cobra.Command{
-		Use:   "run [--log-dir DIR] [--dxt] [--learn | --prefetch [--no-learn] [--repo FILE]] [--app NAME] [--mpicc PATH] [--functions FILE.json] -- CMD [ARGS...]",
+		Use:   "run [--log-dir DIR] [--dxt] [--learn | --prefetch [--no-learn] [--repo FILE]] [--set NAME=VALUE]... [--app NAME] [--mpicc PATH] [--functions FILE.json] -- CMD [ARGS...]",
 		Short: "Run a command and record its I/O as Darshan logs",
 		Long: `Run runs CMD with the collector preloaded into every process it starts
 (the library is built on first use, with the mpicc of the MPI the program
@@ -52,6 +53,15 @@ accesses looked ahead, fewer while predictions go wrong, none when most of
 the last 16 were wrong). The log's metadata says what was prefetched and
 used (iolens report shows it). The run is learned too, unless --no-learn.
 
+--set NAME=VALUE applies an I/O parameter without a source change: an
+MPI-IO hint (cb_nodes, cb_buffer_size, romio_cb_write, romio_ds_write, ...)
+merged into the info of every MPI_File_open, an HDF5 file-access property
+(h5_alignment, h5_alignment_threshold, h5_sieve_buf_size,
+h5_meta_block_size, h5_chunk_cache, h5_coll_metadata_read,
+h5_coll_metadata_write) set at every H5Fcreate and H5Fopen, or the buffer of
+every stream fopen opens (stdio_buffer). Sizes take K, M and G. The log's
+metadata says what was set and how many opens got it (iolens_set).
+
 --learn (or IOLENS_LEARN=1) also records, per process, the ordered
 accesses to PnetCDF variables and HDF5 datasets (with the bounding box of
 each selection) and the POSIX extents read or written, under the
@@ -75,6 +85,7 @@ writes the profiles as JSON.`,
   iolens run --dxt --log-dir logs -- mpiexec -n 4 ./app
   iolens run --app sim -- sh -c './pre | ./sim > out'
   iolens run --prefetch -- mpiexec -n 4 ./pgea in/*.nc out.nc
+  iolens run --set cb_nodes=2 --set h5_alignment=1M -- mpiexec -n 4 ./app
   iolens run --functions prof.json -- ./app_built_with_finstrument_functions`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -82,7 +93,7 @@ writes the profiles as JSON.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if noLearn && !prefetch {
 				return usagef("--no-learn goes with --prefetch")
 			}
@@ -106,6 +117,9 @@ writes the profiles as JSON.`,
 					fmt.Fprintf(e.stderr, "iolens: nothing learned yet about %s: this run only learns\n", report.Sanitize(strings.Join(args, " ")))
 				}
 				opts.PrefetchDir = dir
+			}
+			if opts.Set, err = injectionOf(sets); err != nil {
+				return err
 			}
 			if learn.app != "" && opts.App == "" {
 				opts.App = learn.app
@@ -148,6 +162,7 @@ writes the profiles as JSON.`,
 	fl.BoolVar(&opts.DXT, "dxt", false, "trace every POSIX and MPI-IO operation (DXT)")
 	fl.BoolVar(&opts.Log.DXTThreads, "dxt-threads", false, dxtThreadsUsage)
 	fl.BoolVar(&opts.Learn, "learn", false, "record the access sequences that \"iolens learn\" accumulates")
+	fl.StringArrayVar(&sets, "set", nil, "NAME=VALUE: an I/O parameter applied without a source change (MPI-IO hint such as cb_nodes, h5_alignment, stdio_buffer...; repeatable)")
 	fl.BoolVar(&prefetch, "prefetch", false, "prefetch ahead of the program from what was learned of it, and learn this run too")
 	fl.BoolVar(&noLearn, "no-learn", false, "with --prefetch: do not learn this run")
 	fl.StringVar(&learn.repo, "repo", "", "knowledge repository of --prefetch (default $IOLENS_REPO, else ~/.local/share/iolens/knowledge.db)")
