@@ -43,6 +43,26 @@ func (in *Injection) IsZero() bool {
 	return in == nil || len(in.Hints) == 0 && len(in.HDF5) == 0 && in.StdioBuffer == 0
 }
 
+// Environ returns the environment variables that carry the injection to
+// the preload library ("NAME=value", sorted), for job scripts that run
+// "iolens run" (which also reads IOLENS_SET_LABEL into the logs' metadata)
+// or preload the library themselves.
+func (in *Injection) Environ() ([]string, error) {
+	set, err := in.env()
+	if err != nil {
+		return nil, err
+	}
+	if in != nil && in.Label != "" {
+		set["IOLENS_SET_LABEL"] = in.Label
+	}
+	out := make([]string, 0, len(set))
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // env returns the environment variables that carry the injection to the
 // preload library.
 func (in *Injection) env() (map[string]string, error) {

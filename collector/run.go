@@ -120,8 +120,13 @@ func Run(ctx context.Context, argv []string, opts RunOptions) (RunResult, error)
 		os.RemoveAll(stores)
 		return RunResult{}, fmt.Errorf("run: %w", err)
 	}
-	if opts.Set != nil && opts.Log.Set == "" {
-		opts.Log.Set = opts.Set.Label
+	if opts.Log.Set == "" {
+		if opts.Set != nil {
+			opts.Log.Set = opts.Set.Label
+		} else {
+			// A job script that exported Injection.Environ.
+			opts.Log.Set = lookupEnv(env, "IOLENS_SET_LABEL")
+		}
 	}
 	code, err := runCommand(ctx, argv, commandEnv(env, lib, stores, opts, inject), opts)
 	if err != nil {
