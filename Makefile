@@ -15,7 +15,7 @@ DEMO_PACKAGES := gcc libc6-dev openmpi-bin libopenmpi-dev
 # Where `make demo` writes its program, log and page.
 DEMO_DIR  ?= demo/out
 
-.PHONY: all build test demo bench bench-compare bench-prefetch fuzz deps clean
+.PHONY: all build test demo bench bench-compare bench-prefetch bench-tune fuzz deps clean
 .PHONY: vendor-echarts
 
 all: build
@@ -59,6 +59,14 @@ bench-prefetch: build
 	@sh scripts/debian-packages.sh $(DEMO_PACKAGES) libpnetcdf-dev libhdf5-openmpi-dev pkg-config
 	$(GO) run ./bench/prefetch -iolens $(BIN) -dir $(PREFETCH_DIR) -size $(PREFETCH_GIB) -read-mbps $(PREFETCH_MBPS)
 	$(GO) test -run '^$$' -bench Overhead -benchtime 11x ./collector
+
+# Model-based tuning against exhaustive search (the ground truth, measured
+# once into TUNE_DIR), the genetic algorithm and random search, on the
+# IOR-like kernel with 4 MPICH ranks and 729 configurations of ROMIO hints.
+TUNE_DIR ?= /var/tmp/iolens-bench-tune
+bench-tune: build
+	@sh scripts/debian-packages.sh mpich libmpich-dev gcc libc6-dev
+	$(GO) run ./bench/tune -dir $(TUNE_DIR)
 
 # Run every fuzz target of every package for FUZZTIME each.
 fuzz:

@@ -1,0 +1,249 @@
+// Command tune is the tuning benchmark (make bench-tune): on the IOR-like
+// MPI-IO kernel with 4 ranks it measures every configuration of a space of
+// MPI-IO hints once (the ground truth, kept in a tuning history so that the
+// benchmark can be scored again without running it), then replays the
+// model-based, genetic and random searches against those measurements and
+// reports how many runs each needs to come within 10% of the optimum, the
+// best configuration's speedup over the default, and the model's relative
+// error on configurations it did not see.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/iolens/iolens/tune"
+	"github.com/iolens/iolens/tune/trial"
+)
+
+const spaceFile = `# MPI-IO hints of ROMIO: 3^6 = 729 configurations.
+[[param]]
+name = "cb_nodes"
+kind = "mpiio"
+values = ["1", "2", "4"]
+default = "4"
+
+[[param]]
+name = "cb_buffer_size"
+kind = "mpiio"
+values = ["64K", "1M", "16M"]
+default = "16M"
+
+[[param]]
+name = "romio_cb_write"
+kind = "mpiio"
+values = ["automatic", "enable", "disable"]
+
+[[param]]
+name = "romio_cb_read"
+kind = "mpiio"
+values = ["automatic", "enable", "disable"]
+
+[[param]]
+name = "romio_ds_write"
+kind = "mpiio"
+values = ["automatic", "enable", "disable"]
+
+[[param]]
+name = "romio_ds_read"
+kind = "mpiio"
+values = ["automatic", "enable", "disable"]
+`
+
+func main() {
+	dir := flag.String("dir", "/var/tmp/iolens-bench-tune", "work directory (the ground truth is kept there)")
+	ranks := flag.String("ranks", "4", "MPI ranks of the kernel")
+	seeds := flag.Int("seeds", 5, "seeds of each search (medians are reported)")
+	flag.Parse()
+	if err := run(*dir, *ranks, *seeds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-tune:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, ranks string, seeds int) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	os.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
+	os.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+	os.Setenv("OMPI_MCA_rmaps_base_oversubscribe", "1")
+	// ROMIO's hints are those of MPICH's MPI-IO; Open MPI's default
+	// (OMPIO) ignores most of them.
+	mpicc, mpiexec := "mpicc.mpich", "mpiexec.mpich"
+	kernel := filepath.Join(dir, "iorlike")
+	if out, err := exec.Command(mpicc, "-O2", "-o", kernel, "bench/kernels/iorlike.c").CombinedOutput(); err != nil {
+		return fmt.Errorf("building the kernel: %v\n%s", err, out)
+	}
+	s, err := tune.ParseSpace([]byte(spaceFile), "bench space")
+	if err != nil {
+		return err
+	}
+	// Small strided collective writes and reads of a shared file: what
+	// collective buffering and data sieving are for.
+	cmd := []string{mpiexec, "-n", ranks, kernel, filepath.Join(dir, "shared.dat"), "262144", "512", "4", "strided", "coll"}
+	truth, err := groundTruth(dir, s, cmd)
+	if err != nil {
+		return err
+	}
+	best, def := truth[0], truth[0]
+	byKey := map[string]tune.Result{}
+	for _, r := range truth {
+		byKey[r.Config.Key()] = r
+		if r.OK() && (!best.OK() || r.Objective < best.Objective) {
+			best = r
+		}
+		if r.Config.Key() == s.Default().Key() {
+			def = r
+		}
+	}
+	fmt.Printf("space: %d configurations; kernel: %s\n", len(truth), strings.Join(cmd[2:], " "))
+	fmt.Printf("exhaustive optimum %.4g s (%s); default %.4g s: %.2fx faster\n",
+		best.Objective, best.Config, def.Objective, def.Objective/best.Objective)
+
+	replay := tune.Parallel(func(_ context.Context, c tune.Config) tune.Result {
+		r, ok := byKey[c.Key()]
+		if !ok {
+			return tune.Result{Config: c, Err: errors.New("not measured")}
+		}
+		return r
+	}, 1)
+	within := best.Objective * 1.1
+	fmt.Printf("\n%-10s %8s %22s %14s\n", "strategy", "budget", "runs to within 10%", "best found")
+	for _, name := range []string{"model", "ga", "random"} {
+		var toTen []float64
+		var found []float64
+		budget := int(math.Ceil(0.15 * float64(len(truth))))
+		for seed := range uint64(seeds) {
+			var st tune.Strategy
+			b := budget
+			switch name {
+			case "model":
+				st = tune.ModelBased{Seed: seed + 1}
+			case "ga":
+				st = tune.Genetic{Seed: seed + 1}
+				b = len(truth)
+			case "random":
+				st = tune.Random{Seed: seed + 1}
+				b = len(truth)
+			}
+			out, err := st.Run(context.Background(), s, replay, b)
+			if err != nil && out == nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			runs := math.Inf(1)
+			for i, r := range out.Trials {
+				if r.OK() && r.Objective <= within {
+					runs = float64(i + 1)
+					break
+				}
+			}
+			toTen = append(toTen, runs)
+			if out.Best != nil && len(out.Trials) > 0 {
+				f := out.Best.Objective
+				if name != "model" { // the best within the model's budget, for comparison
+					f = math.Inf(1)
+					for _, r := range out.Trials[:min(budget, len(out.Trials))] {
+						if r.OK() {
+							f = min(f, r.Objective)
+						}
+					}
+				}
+				found = append(found, f/best.Objective)
+			}
+		}
+		fmt.Printf("%-10s %8d %22s %14s\n", name, budget, fmt.Sprintf("median %.0f (%.1f%%)", median(toTen), 100*median(toTen)/float64(len(truth))),
+			fmt.Sprintf("%.3fx optimum", median(found)))
+	}
+
+	// The model's error on configurations it did not see: fit on a
+	// random 15%, predict the rest.
+	var X [][]float64
+	var y []float64
+	for _, r := range truth {
+		if r.OK() {
+			X = append(X, s.Encode(r.Config))
+			y = append(y, r.Objective)
+		}
+	}
+	e, err := tune.HoldoutError(func(X [][]float64, y []float64) (*tune.Model, error) {
+		return tune.Fit(X, y, tune.FitOptions{Names: s.Names()})
+	}, X, y, 7)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nmodel relative error on held-out configurations (7-fold): %.1f%%\n", 100*e)
+	return nil
+}
+
+// groundTruth measures every configuration once, or reads the measurements
+// of an earlier run from the history in dir.
+func groundTruth(dir string, s *tune.Space, cmd []string) ([]tune.Result, error) {
+	h, err := tune.OpenHistory(filepath.Join(dir, "ground-truth.db"))
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	sessions, err := h.Sessions("bench-tune")
+	if err != nil {
+		return nil, err
+	}
+	for _, ss := range sessions {
+		if ss.Command == strings.Join(cmd[2:], " ") && !ss.Finished.IsZero() {
+			trials, err := h.Trials(ss.ID)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]tune.Result, len(trials))
+			for i, t := range trials {
+				out[i] = t.Result
+			}
+			fmt.Printf("ground truth: %d measurements of session %d in %s\n", len(out), ss.ID, h.Path())
+			return out, nil
+		}
+	}
+	id, err := h.Begin(tune.Session{App: "bench-tune", Command: strings.Join(cmd[2:], " "), Space: string(s.Format()), Strategy: "exhaustive"})
+	if err != nil {
+		return nil, err
+	}
+	fn, err := trial.Local(trial.Options{Command: cmd, Space: s, Dir: filepath.Join(dir, "trials"), Repeat: 1})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("measuring the %d configurations (once; kept in %s)...\n", s.Size(), h.Path())
+	n := 0
+	ev := tune.Cached(tune.Parallel(func(ctx context.Context, c tune.Config) tune.Result {
+		r := fn(ctx, c)
+		n++
+		if n%50 == 0 {
+			fmt.Printf("  %d done\n", n)
+		}
+		os.RemoveAll(filepath.Join(dir, "trials"))
+		return r
+	}, 1), h, id)
+	out, err := tune.Exhaustive{}.Run(context.Background(), s, ev, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Finish(id); err != nil {
+		return nil, err
+	}
+	return slices.Clone(out.Trials), nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
