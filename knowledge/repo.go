@@ -6,16 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/iolens/iolens/darshan"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"github.com/iolens/iolens/internal/sqlitefile"
 )
 
 const (
@@ -27,13 +22,6 @@ const (
 	// applicationID marks a file as an iolens knowledge repository in its
 	// PRAGMA application_id ("iolk").
 	applicationID = 0x696f6c6b
-
-	// busyTimeout is how long a repository waits for another process
-	// holding its lock.
-	busyTimeout = 10 * time.Second
-
-	// sqliteMagic is how an SQLite database file begins.
-	sqliteMagic = "SQLite format 3\x00"
 
 	// timeLayout is the layout of times in the repository: UTC and of fixed
 	// width, so that they sort as text.
@@ -104,22 +92,21 @@ func schema() []string {
 // applications in one SQLite file, which several processes may use at
 // once. A Repo is safe for concurrent use.
 type Repo struct {
-	path string
-	db   *sql.DB
+	db *sqlitefile.DB
 }
+
+// repoKind describes the repository's file.
+var repoKind = sqlitefile.Kind{What: "knowledge repository", ApplicationID: applicationID, Version: SchemaVersion}
 
 // DefaultRepoPath returns the path of the default repository:
 // $XDG_DATA_HOME/iolens/knowledge.db, or ~/.local/share/iolens/knowledge.db
 // when XDG_DATA_HOME is unset or not an absolute path.
 func DefaultRepoPath() (string, error) {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "iolens", "knowledge.db"), nil
-	}
-	home, err := os.UserHomeDir()
+	p, err := sqlitefile.DataPath("knowledge.db")
 	if err != nil {
 		return "", fmt.Errorf("default knowledge repository: %w", err)
 	}
-	return filepath.Join(home, ".local", "share", "iolens", "knowledge.db"), nil
+	return p, nil
 }
 
 // OpenRepo opens the repository at path, creating it (and its missing
@@ -128,229 +115,20 @@ func DefaultRepoPath() (string, error) {
 // SQLite database of another program, or a repository of a newer schema
 // version is refused.
 func OpenRepo(path string) (*Repo, error) {
-	if path == "" {
-		return nil, errors.New("open knowledge repository: empty path")
-	}
-	abs, err := filepath.Abs(path)
+	k := repoKind
+	k.Schema = schema()
+	db, err := sqlitefile.Open(path, k)
 	if err != nil {
-		return nil, fmt.Errorf("open knowledge repository %s: %w", path, err)
+		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("open knowledge repository %s: %w", abs, err)
-	}
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open knowledge repository %s: %w", abs, err)
-	}
-	// SQLite takes a file too short for its header for an empty database,
-	// and would overwrite it: refuse any file that does not start with the
-	// header of an SQLite database.
-	var magic [len(sqliteMagic)]byte
-	n, err := io.ReadFull(f, magic[:])
-	if cerr := f.Close(); err == nil || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open knowledge repository %s: %w", abs, err)
-	}
-	if n > 0 && string(magic[:n]) != sqliteMagic {
-		return nil, fmt.Errorf("open knowledge repository %s: not an SQLite database", abs)
-	}
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	dsn := (&url.URL{Scheme: "file", Path: abs, OmitHost: true}).String() + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open knowledge repository %s: %w", abs, err)
-	}
-	r := &Repo{path: abs, db: db}
-	if err := r.init(context.Background()); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open knowledge repository %s: %w", abs, err)
-	}
-	return r, nil
+	return &Repo{db: db}, nil
 }
 
 // Path returns the absolute path of the repository's file.
-func (r *Repo) Path() string { return r.path }
+func (r *Repo) Path() string { return r.db.Path() }
 
 // Close closes the repository.
-func (r *Repo) Close() error {
-	if err := r.db.Close(); err != nil {
-		return fmt.Errorf("close knowledge repository %s: %w", r.path, err)
-	}
-	return nil
-}
-
-// querier is what *sql.DB, *sql.Conn and *sql.Tx have in common.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
-}
-
-// versions returns the application id and schema version of the file.
-func versions(ctx context.Context, q querier) (appID, version int64, err error) {
-	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return 0, 0, err
-	}
-	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return 0, 0, err
-	}
-	return appID, version, nil
-}
-
-// check reports whether the file is an iolens repository of the current
-// version (true), an empty database to initialise (false), or neither (an
-// error).
-func check(ctx context.Context, q querier) (bool, error) {
-	appID, version, err := versions(ctx, q)
-	if err != nil {
-		return false, err
-	}
-	if appID != 0 && appID != applicationID {
-		return false, fmt.Errorf("not an iolens knowledge repository (SQLite application id %#x)", appID)
-	}
-	if version == 0 {
-		var n int
-		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
-			return false, err
-		}
-		if n > 0 || appID != 0 {
-			return false, errors.New("an SQLite database but not an iolens knowledge repository")
-		}
-		return false, nil
-	}
-	if appID != applicationID {
-		return false, fmt.Errorf("an SQLite database (user version %d) but not an iolens knowledge repository", version)
-	}
-	if version > SchemaVersion {
-		return false, fmt.Errorf("schema version %d is newer than version %d, the newest this iolens knows: use a newer iolens, or another repository", version, SchemaVersion)
-	}
-	if version < SchemaVersion {
-		return false, fmt.Errorf("schema version %d is unknown", version)
-	}
-	return true, nil
-}
-
-// init checks the file and creates the schema in an empty one.
-func (r *Repo) init(ctx context.Context) error {
-	// One read transaction, so that both versions come from one state of
-	// the file even while another process creates the schema.
-	var ok bool
-	if err := r.read(ctx, func(tx *sql.Tx) error {
-		var err error
-		ok, err = check(ctx, tx)
-		return err
-	}); err != nil {
-		return err
-	}
-	// WAL is a property of the file: this is a no-op after the first time.
-	// A file system without shared memory for the WAL index keeps the
-	// rollback journal, which is slower but as safe.
-	if err := r.enableWAL(ctx); err != nil {
-		return fmt.Errorf("enable WAL: %w", err)
-	}
-	if ok {
-		return nil
-	}
-	return r.immediate(ctx, func(c *sql.Conn) error {
-		ok, err := check(ctx, c) // another process may have been first
-		if err != nil || ok {
-			return err
-		}
-		for _, s := range schema() {
-			if _, err := c.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("create schema: %w", err)
-			}
-		}
-		if _, err := c.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-		if _, err := c.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-		return nil
-	})
-}
-
-// enableWAL puts the file in WAL mode. Changing the journal mode needs the
-// file to itself, and SQLite reports a conflict at once rather than wait
-// for it as for other locks: retry until the busy timeout.
-func (r *Repo) enableWAL(ctx context.Context) error {
-	var mode string
-	if err := r.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return err
-	}
-	if mode == "wal" {
-		return nil
-	}
-	deadline := time.Now().Add(busyTimeout)
-	wait := time.Millisecond
-	for {
-		err := r.db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
-		if err == nil || !isBusy(err) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 100*time.Millisecond)
-	}
-}
-
-// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (or
-// one of their extended codes).
-func isBusy(err error) bool {
-	var e interface{ Code() int }
-	if !errors.As(err, &e) {
-		return false
-	}
-	code := e.Code() & 0xff
-	return code == 5 || code == 6
-}
-
-// immediate runs fn in a BEGIN IMMEDIATE transaction: the write lock is
-// taken at once (waiting up to the busy timeout for other writers), so
-// what fn reads cannot change before it writes.
-func (r *Repo) immediate(ctx context.Context, fn func(c *sql.Conn) error) (err error) {
-	c, err := r.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if _, err := c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return fmt.Errorf("lock: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			// A failed statement may have ended the transaction already;
-			// the error of ROLLBACK then says so and is of no interest.
-			_, _ = c.ExecContext(context.Background(), "ROLLBACK")
-		}
-	}()
-	if err := fn(c); err != nil {
-		return err
-	}
-	if _, err := c.ExecContext(ctx, "COMMIT"); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
-// read runs fn in a read transaction, which sees one state of the file.
-func (r *Repo) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := r.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
+func (r *Repo) Close() error { return r.db.Close() }
 
 // Run is one run of an application, as Learn takes it.
 type Run struct {
@@ -384,11 +162,11 @@ func RunFromLog(l *darshan.Log) (Run, error) {
 // several processes learning at once each add their run.
 func (r *Repo) Learn(app string, run Run) error {
 	if app == "" {
-		return fmt.Errorf("knowledge repository %s: learn: empty application name", r.path)
+		return fmt.Errorf("knowledge repository %s: learn: empty application name", r.db.Path())
 	}
 	ps, err := paths(run.Sequences, run.Names)
 	if err != nil {
-		return fmt.Errorf("knowledge repository %s: learn %q from %q: %w", r.path, app, run.Source, err)
+		return fmt.Errorf("knowledge repository %s: learn %q from %q: %w", r.db.Path(), app, run.Source, err)
 	}
 	when := run.Time
 	if when.IsZero() {
@@ -402,7 +180,7 @@ func (r *Repo) Learn(app string, run Run) error {
 		}
 	}
 	ctx := context.Background()
-	err = r.immediate(ctx, func(c *sql.Conn) error {
+	err = r.db.Write(ctx, func(c *sql.Conn) error {
 		if _, err := c.ExecContext(ctx, "INSERT INTO apps (name) VALUES (?) ON CONFLICT (name) DO NOTHING", app); err != nil {
 			return err
 		}
@@ -419,7 +197,7 @@ func (r *Repo) Learn(app string, run Run) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("knowledge repository %s: learn %q from %q: %w", r.path, app, run.Source, err)
+		return fmt.Errorf("knowledge repository %s: learn %q from %q: %w", r.db.Path(), app, run.Source, err)
 	}
 	return nil
 }
@@ -428,13 +206,13 @@ func (r *Repo) Learn(app string, run Run) error {
 // the repository does not know is an error wrapping ErrUnknownApp.
 func (r *Repo) Graph(app string) (*Graph, error) {
 	var g *Graph
-	err := r.read(context.Background(), func(tx *sql.Tx) error {
+	err := r.db.Read(context.Background(), func(tx *sql.Tx) error {
 		var err error
 		_, g, err = loadGraph(context.Background(), tx, app)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("knowledge repository %s: graph of %q: %w", r.path, app, err)
+		return nil, fmt.Errorf("knowledge repository %s: graph of %q: %w", r.db.Path(), app, err)
 	}
 	return g, nil
 }
@@ -454,7 +232,7 @@ type AppSummary struct {
 // Apps returns the applications of the repository, by name.
 func (r *Repo) Apps() ([]AppSummary, error) {
 	var out []AppSummary
-	err := r.read(context.Background(), func(tx *sql.Tx) error {
+	err := r.db.Read(context.Background(), func(tx *sql.Tx) error {
 		rows, err := tx.Query(`SELECT a.name, a.runs,
 			(SELECT count(*) FROM vertices v WHERE v.app = a.id),
 			(SELECT count(*) FROM edges e WHERE e.app = a.id),
@@ -480,7 +258,7 @@ func (r *Repo) Apps() ([]AppSummary, error) {
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("knowledge repository %s: list applications: %w", r.path, err)
+		return nil, fmt.Errorf("knowledge repository %s: list applications: %w", r.db.Path(), err)
 	}
 	return out, nil
 }
@@ -503,7 +281,7 @@ type RunInfo struct {
 // ErrUnknownApp.
 func (r *Repo) Runs(app string) ([]RunInfo, error) {
 	var out []RunInfo
-	err := r.read(context.Background(), func(tx *sql.Tx) error {
+	err := r.db.Read(context.Background(), func(tx *sql.Tx) error {
 		var id int64
 		if err := tx.QueryRow("SELECT id FROM apps WHERE name = ?", app).Scan(&id); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
@@ -530,13 +308,13 @@ func (r *Repo) Runs(app string) ([]RunInfo, error) {
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("knowledge repository %s: runs of %q: %w", r.path, app, err)
+		return nil, fmt.Errorf("knowledge repository %s: runs of %q: %w", r.db.Path(), app, err)
 	}
 	return out, nil
 }
 
 // loadGraph reads the graph of app.
-func loadGraph(ctx context.Context, q querier, app string) (int64, *Graph, error) {
+func loadGraph(ctx context.Context, q sqlitefile.Querier, app string) (int64, *Graph, error) {
 	var id int64
 	g := &Graph{}
 	if err := q.QueryRowContext(ctx, "SELECT id, runs FROM apps WHERE name = ?", app).Scan(&id, &g.Runs); err != nil {
@@ -559,7 +337,7 @@ func loadGraph(ctx context.Context, q querier, app string) (int64, *Graph, error
 	return id, g, nil
 }
 
-func loadVertices(ctx context.Context, q querier, app int64, g *Graph) error {
+func loadVertices(ctx context.Context, q sqlitefile.Querier, app int64, g *Graph) error {
 	rows, err := q.QueryContext(ctx, `SELECT id, object, module, op, sel_start, sel_count, ext_offset, ext_length,
 		visits, bytes, seconds, extents, truncated FROM vertices WHERE app = ? ORDER BY id`, app)
 	if err != nil {
@@ -595,7 +373,7 @@ func loadVertices(ctx context.Context, q querier, app int64, g *Graph) error {
 	return rows.Err()
 }
 
-func loadEdges(ctx context.Context, q querier, app int64, g *Graph) error {
+func loadEdges(ctx context.Context, q sqlitefile.Querier, app int64, g *Graph) error {
 	rows, err := q.QueryContext(ctx, "SELECT id, src, dst, visits, gap, last_run FROM edges WHERE app = ? ORDER BY id", app)
 	if err != nil {
 		return err
@@ -640,7 +418,7 @@ func marshalList[T any](x []T) (string, error) {
 
 // saveGraph writes the runs count and the vertices and edges changed since
 // g was loaded, and marks them saved.
-func saveGraph(ctx context.Context, q querier, app int64, g *Graph) error {
+func saveGraph(ctx context.Context, q sqlitefile.Querier, app int64, g *Graph) error {
 	if _, err := q.ExecContext(ctx, "UPDATE apps SET runs = ? WHERE id = ?", g.Runs, app); err != nil {
 		return err
 	}

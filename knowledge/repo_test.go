@@ -272,7 +272,7 @@ func TestRepoCorrupt(t *testing.T) {
 	if err := rr.Learn("sim", Run{Names: w.lookup, Sequences: []darshan.AccessSequence{w.chain(0, "1", "a", "b")}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rr.db.Exec("UPDATE vertices SET extents = 'garbage' WHERE id = 1"); err != nil {
+	if _, err := rr.db.SQL.Exec("UPDATE vertices SET extents = 'garbage' WHERE id = 1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rr.Graph("sim"); err == nil || !strings.Contains(err.Error(), damaged) || !strings.Contains(err.Error(), "corrupt graph: vertex 1: extents") {
@@ -283,7 +283,7 @@ func TestRepoCorrupt(t *testing.T) {
 func TestRepoNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.db")
 	r := openRepo(t, path)
-	if _, err := r.db.Exec("PRAGMA user_version = 2"); err != nil {
+	if _, err := r.db.SQL.Exec("PRAGMA user_version = 2"); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()

@@ -13,20 +13,20 @@ import (
 // now; ID and Finished are ignored.
 func (h *History) Begin(s Session) (int64, error) {
 	if s.App == "" {
-		return 0, fmt.Errorf("tuning history %s: begin session: empty application name", h.path)
+		return 0, fmt.Errorf("tuning history %s: begin session: empty application name", h.db.Path())
 	}
 	if s.Started.IsZero() {
 		s.Started = time.Now()
 	}
 	var id int64
 	ctx := context.Background()
-	err := h.write(ctx, func(c *sql.Conn) error {
+	err := h.db.Write(ctx, func(c *sql.Conn) error {
 		return c.QueryRowContext(ctx, `INSERT INTO sessions (app, command, space, strategy, started)
 			VALUES (?, ?, ?, ?, ?) RETURNING id`,
 			s.App, s.Command, s.Space, s.Strategy, formatTime(s.Started)).Scan(&id)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("tuning history %s: begin session of %s: %w", h.path, s.App, err)
+		return 0, fmt.Errorf("tuning history %s: begin session of %s: %w", h.db.Path(), s.App, err)
 	}
 	return id, nil
 }
@@ -34,7 +34,7 @@ func (h *History) Begin(s Session) (int64, error) {
 // Finish records that a session ended now.
 func (h *History) Finish(session int64) error {
 	ctx := context.Background()
-	err := h.write(ctx, func(c *sql.Conn) error {
+	err := h.db.Write(ctx, func(c *sql.Conn) error {
 		res, err := c.ExecContext(ctx, "UPDATE sessions SET finished = ? WHERE id = ?", formatTime(time.Now()), session)
 		if err != nil {
 			return err
@@ -45,7 +45,7 @@ func (h *History) Finish(session int64) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("tuning history %s: finish session %d: %w", h.path, session, err)
+		return fmt.Errorf("tuning history %s: finish session %d: %w", h.db.Path(), session, err)
 	}
 	return nil
 }
@@ -54,10 +54,10 @@ func (h *History) Finish(session int64) error {
 func (h *History) Session(id int64) (Session, error) {
 	ss, err := h.sessions("WHERE id = ?", id)
 	if err != nil {
-		return Session{}, fmt.Errorf("tuning history %s: session %d: %w", h.path, id, err)
+		return Session{}, fmt.Errorf("tuning history %s: session %d: %w", h.db.Path(), id, err)
 	}
 	if len(ss) == 0 {
-		return Session{}, fmt.Errorf("tuning history %s: session %d: %w", h.path, id, ErrNoSession)
+		return Session{}, fmt.Errorf("tuning history %s: session %d: %w", h.db.Path(), id, ErrNoSession)
 	}
 	return ss[0], nil
 }
@@ -71,7 +71,7 @@ func (h *History) Sessions(app string) ([]Session, error) {
 	}
 	ss, err := h.sessions(where, args...)
 	if err != nil {
-		return nil, fmt.Errorf("tuning history %s: sessions of %q: %w", h.path, app, err)
+		return nil, fmt.Errorf("tuning history %s: sessions of %q: %w", h.db.Path(), app, err)
 	}
 	return ss, nil
 }
@@ -80,7 +80,7 @@ func (h *History) Sessions(app string) ([]Session, error) {
 func (h *History) sessions(where string, args ...any) ([]Session, error) {
 	ctx := context.Background()
 	var out []Session
-	err := h.read(ctx, func(tx *sql.Tx) error {
+	err := h.db.Read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "SELECT id, app, command, space, strategy, started, finished FROM sessions "+where+" ORDER BY id", args...)
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func (h *History) sessions(where string, args ...any) ([]Session, error) {
 func (h *History) Record(session int64, r Result) (int, error) {
 	cfg, err := json.Marshal(r.Config)
 	if err != nil {
-		return 0, fmt.Errorf("tuning history %s: record trial of session %d: %w", h.path, session, err)
+		return 0, fmt.Errorf("tuning history %s: record trial of session %d: %w", h.db.Path(), session, err)
 	}
 	var obj any
 	status, errText := "ok", ""
@@ -121,7 +121,7 @@ func (h *History) Record(session int64, r Result) (int, error) {
 	}
 	var seq int
 	ctx := context.Background()
-	err = h.write(ctx, func(c *sql.Conn) error {
+	err = h.db.Write(ctx, func(c *sql.Conn) error {
 		if err := c.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE id = ?", session).Scan(&seq); err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (h *History) Record(session int64, r Result) (int, error) {
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("tuning history %s: record trial %s of session %d: %w", h.path, r.Config, session, err)
+		return 0, fmt.Errorf("tuning history %s: record trial %s of session %d: %w", h.db.Path(), r.Config, session, err)
 	}
 	return seq, nil
 }
@@ -146,7 +146,7 @@ func (h *History) Record(session int64, r Result) (int, error) {
 func (h *History) Trials(session int64) ([]Trial, error) {
 	out, err := h.trials("WHERE t.session = ?", session)
 	if err != nil {
-		return nil, fmt.Errorf("tuning history %s: trials of session %d: %w", h.path, session, err)
+		return nil, fmt.Errorf("tuning history %s: trials of session %d: %w", h.db.Path(), session, err)
 	}
 	return out, nil
 }
@@ -156,7 +156,7 @@ func (h *History) Trials(session int64) ([]Trial, error) {
 func (h *History) trials(where string, args ...any) ([]Trial, error) {
 	ctx := context.Background()
 	var out []Trial
-	err := h.read(ctx, func(tx *sql.Tx) error {
+	err := h.db.Read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT t.session, t.seq, t.config, t.objective, t.status, t.error, t.log, t.wall, t.recorded
 			FROM trials t JOIN sessions s ON s.id = t.session `+where+` ORDER BY t.session, t.seq`, args...)
 		if err != nil {
@@ -216,7 +216,7 @@ func (h *History) Resume(session int64) ([]Result, error) {
 func (h *History) Measurements(app string) ([]Result, error) {
 	ts, err := h.trials("WHERE s.app = ? AND t.status = 'ok'", app)
 	if err != nil {
-		return nil, fmt.Errorf("tuning history %s: measurements of %s: %w", h.path, app, err)
+		return nil, fmt.Errorf("tuning history %s: measurements of %s: %w", h.db.Path(), app, err)
 	}
 	out := make([]Result, len(ts))
 	for i, t := range ts {
@@ -230,10 +230,10 @@ func (h *History) Measurements(app string) ([]Result, error) {
 func (h *History) RecordModel(session int64, m *Model) error {
 	data, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("tuning history %s: record model of session %d: %w", h.path, session, err)
+		return fmt.Errorf("tuning history %s: record model of session %d: %w", h.db.Path(), session, err)
 	}
 	ctx := context.Background()
-	err = h.write(ctx, func(c *sql.Conn) error {
+	err = h.db.Write(ctx, func(c *sql.Conn) error {
 		var seq int
 		if err := c.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) + 1 FROM models WHERE session = ?", session).Scan(&seq); err != nil {
 			return err
@@ -243,7 +243,7 @@ func (h *History) RecordModel(session int64, m *Model) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("tuning history %s: record model of session %d: %w", h.path, session, err)
+		return fmt.Errorf("tuning history %s: record model of session %d: %w", h.db.Path(), session, err)
 	}
 	return nil
 }
@@ -252,7 +252,7 @@ func (h *History) RecordModel(session int64, m *Model) error {
 func (h *History) Models(session int64) ([]*Model, error) {
 	ctx := context.Background()
 	var out []*Model
-	err := h.read(ctx, func(tx *sql.Tx) error {
+	err := h.db.Read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "SELECT seq, terms FROM models WHERE session = ? ORDER BY seq", session)
 		if err != nil {
 			return err
@@ -273,7 +273,7 @@ func (h *History) Models(session int64) ([]*Model, error) {
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("tuning history %s: models of session %d: %w", h.path, session, err)
+		return nil, fmt.Errorf("tuning history %s: models of session %d: %w", h.db.Path(), session, err)
 	}
 	return out, nil
 }
