@@ -56,32 +56,20 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	int gen = argc == 7 && strcmp(argv[1], "gen") == 0;
-	int run = argc == 9 && strcmp(argv[1], "run") == 0;
-	if (!gen && !run) {
-		if (rank == 0)
-			fprintf(stderr, "usage: pgea gen DIR NVARS NSTEPS X SEED | pgea run DIR OUT NVARS NSTEPS X NS_PER_BYTE fixed|random\n");
+	struct pgea_args args;
+	int status = pgea_parse(argc, argv, "pgea", ".nc", &args);
+	if (status >= 0) {
 		MPI_Finalize();
-		return 2;
+		return status;
 	}
-	const char *dir = argv[2];
-	int a = gen ? 3 : 4;
-	int nvars = atoi(argv[a]);
-	MPI_Offset nsteps = atoll(argv[a + 1]), x = atoll(argv[a + 2]);
-	if (nvars < 1 || nvars > 64 || nsteps < 1 || x < size) {
-		if (rank == 0)
-			fprintf(stderr, "pgea: bad sizes\n");
-		MPI_Abort(MPI_COMM_WORLD, 2);
-	}
-	MPI_Offset lo = x * rank / size, hi = x * (rank + 1) / size, n = hi - lo;
+	int gen = args.gen, nvars = args.nvars;
+	MPI_Offset nsteps = args.nsteps, x = args.x, lo = args.lo, n = args.n;
 	double *buf = malloc(n * sizeof *buf), *avg = calloc(n, sizeof *avg);
-	char path[2][4096];
-	snprintf(path[0], sizeof path[0], "%s/in_A.nc", dir);
-	snprintf(path[1], sizeof path[1], "%s/in_B.nc", dir);
+	char (*path)[4096] = args.path;
 	int ncid[2], var[2][64];
 	MPI_Offset start[2] = {0, lo}, count[2] = {1, n};
 	if (gen) {
-		unsigned long long seed = strtoull(argv[6], NULL, 10) * 2654435761u + rank;
+		unsigned long long seed = args.seed;
 		for (int f = 0; f < 2; f++) {
 			create(path[f], nvars, nsteps, x, &ncid[f], var[f]);
 			for (int v = 0; v < nvars; v++)
@@ -95,9 +83,9 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 0;
 	}
-	const char *out = argv[3];
-	double ns_per_byte = atof(argv[7]);
-	int random = strcmp(argv[8], "random") == 0;
+	const char *out = args.out;
+	double ns_per_byte = args.ns_per_byte;
+	int random = args.random;
 	unsigned seed = (unsigned)time(NULL);
 	MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
 	srand(seed);

@@ -6,10 +6,65 @@
 #ifndef IOLENS_PGEA_H
 #define IOLENS_PGEA_H
 
+#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+/* The command line of a twin:
+ *   NAME gen DIR NVARS NSTEPS X SEED
+ *   NAME run DIR OUT NVARS NSTEPS X NS_PER_BYTE fixed|random
+ * with this rank's slice [lo, lo+n) of x and the input paths DIR/in_A.EXT
+ * and DIR/in_B.EXT. */
+struct pgea_args {
+	int gen;
+	const char *dir, *out;
+	int nvars, random;
+	long long nsteps, x, lo, n;
+	unsigned long long seed;
+	double ns_per_byte;
+	char path[2][4096];
+};
+
+/* Parses the command line into a; returns -1, or the exit status after a
+ * usage message. Bad sizes abort the job. */
+static int pgea_parse(int argc, char **argv, const char *name, const char *ext, struct pgea_args *a)
+{
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	memset(a, 0, sizeof *a);
+	a->gen = argc == 7 && strcmp(argv[1], "gen") == 0;
+	if (!a->gen && !(argc == 9 && strcmp(argv[1], "run") == 0)) {
+		if (rank == 0)
+			fprintf(stderr, "usage: %s gen DIR NVARS NSTEPS X SEED | %s run DIR OUT NVARS NSTEPS X NS_PER_BYTE fixed|random\n", name, name);
+		return 2;
+	}
+	a->dir = argv[2];
+	int i = a->gen ? 3 : 4;
+	a->nvars = atoi(argv[i]);
+	a->nsteps = atoll(argv[i + 1]);
+	a->x = atoll(argv[i + 2]);
+	if (a->nvars < 1 || a->nvars > 64 || a->nsteps < 1 || a->x < size) {
+		if (rank == 0)
+			fprintf(stderr, "%s: bad sizes\n", name);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	if (a->gen) {
+		a->seed = strtoull(argv[6], NULL, 10) * 2654435761u + rank;
+	} else {
+		a->out = argv[3];
+		a->ns_per_byte = atof(argv[7]);
+		a->random = strcmp(argv[8], "random") == 0;
+	}
+	a->lo = a->x * rank / size;
+	a->n = a->x * (rank + 1) / size - a->lo;
+	snprintf(a->path[0], sizeof a->path[0], "%s/in_A%s", a->dir, ext);
+	snprintf(a->path[1], sizeof a->path[1], "%s/in_B%s", a->dir, ext);
+	return -1;
+}
 
 static double pgea_now(void)
 {

@@ -76,31 +76,19 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	int gen = argc == 7 && strcmp(argv[1], "gen") == 0;
-	int run = argc == 9 && strcmp(argv[1], "run") == 0;
-	if (!gen && !run) {
-		if (rank == 0)
-			fprintf(stderr, "usage: pgea_h5 gen DIR NVARS NSTEPS X SEED | pgea_h5 run DIR OUT NVARS NSTEPS X NS_PER_BYTE fixed|random\n");
+	struct pgea_args args;
+	int status = pgea_parse(argc, argv, "pgea_h5", ".h5", &args);
+	if (status >= 0) {
 		MPI_Finalize();
-		return 2;
+		return status;
 	}
-	const char *dir = argv[2];
-	int a = gen ? 3 : 4;
-	int nvars = atoi(argv[a]);
-	hsize_t nsteps = strtoull(argv[a + 1], NULL, 10), x = strtoull(argv[a + 2], NULL, 10);
-	if (nvars < 1 || nvars > 64 || nsteps < 1 || x < (hsize_t)size) {
-		if (rank == 0)
-			fprintf(stderr, "pgea_h5: bad sizes\n");
-		MPI_Abort(MPI_COMM_WORLD, 2);
-	}
-	hsize_t lo = x * rank / size, hi = x * (rank + 1) / size, n = hi - lo;
+	int gen = args.gen, nvars = args.nvars;
+	hsize_t nsteps = args.nsteps, x = args.x, lo = args.lo, n = args.n;
 	double *buf = malloc(n * sizeof *buf), *avg = calloc(n, sizeof *avg);
-	char path[2][4096];
-	snprintf(path[0], sizeof path[0], "%s/in_A.h5", dir);
-	snprintf(path[1], sizeof path[1], "%s/in_B.h5", dir);
+	char (*path)[4096] = args.path;
 	hid_t file[2], dset[2][64];
 	if (gen) {
-		unsigned long long seed = strtoull(argv[6], NULL, 10) * 2654435761u + rank;
+		unsigned long long seed = args.seed;
 		for (int f = 0; f < 2; f++) {
 			file[f] = create(path[f], nvars, nsteps, x, dset[f], NULL);
 			for (int v = 0; v < nvars; v++) {
@@ -115,9 +103,9 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 0;
 	}
-	const char *out = argv[3];
-	double ns_per_byte = atof(argv[7]);
-	int random = strcmp(argv[8], "random") == 0;
+	const char *out = args.out;
+	double ns_per_byte = args.ns_per_byte;
+	int random = args.random;
 	unsigned seed = (unsigned)time(NULL);
 	MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
 	srand(seed);
