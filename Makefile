@@ -62,10 +62,12 @@ bench-prefetch: build
 
 # Model-based tuning against exhaustive search (the ground truth, measured
 # once into TUNE_DIR), the genetic algorithm and random search, on the
-# IOR-like kernel with 4 MPICH ranks and 729 configurations of ROMIO hints.
+# IOR-like kernel with 4 ranks (Open MPI's ROMIO) and 729 configurations of
+# ROMIO hints. The ground truth takes about 15 minutes; an interrupted
+# measurement resumes where it stopped.
 TUNE_DIR ?= /var/tmp/iolens-bench-tune
 bench-tune: build
-	@sh scripts/debian-packages.sh mpich libmpich-dev gcc libc6-dev
+	@sh scripts/debian-packages.sh $(DEMO_PACKAGES)
 	$(GO) run ./bench/tune -dir $(TUNE_DIR)
 
 # Run every fuzz target of every package for FUZZTIME each.
