@@ -211,7 +211,7 @@ func mpiioSharedCounters(k int64) map[string]int64 {
 		"MPIIO_SPLIT_WRITES": k,
 		"MPIIO_NB_READS":     k,
 		"MPIIO_NB_WRITES":    k,
-		"MPIIO_SYNCS":        k,
+		"MPIIO_SYNCS":        3 * k, // before and after the barrier, before closing
 		"MPIIO_HINTS":        2 * k, // open and the second set_view
 		"MPIIO_VIEWS":        2 * k,
 		"MPIIO_MODE":         9, // MPI_MODE_CREATE | MPI_MODE_RDWR

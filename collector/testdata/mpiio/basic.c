@@ -8,6 +8,7 @@
  *   10 write_at_all of 1 MiB at (i*N + r) MiB;
  *   5 write_at of 4 KiB; a write_at_all_begin/_end of 4 KiB;
  *   a write_at of 0 bytes;
+ *   sync, barrier, sync;
  *   10 read_at_all of 1 MiB reading the first blocks back (checked);
  *   an iread_at of 4 KiB + MPI_Wait (checked); an iwrite_at of 4 KiB +
  *   MPI_Wait;
@@ -83,9 +84,11 @@ int main(int argc, char **argv)
 	check(MPI_File_write_at_all_end(fh, small, &st), "write_at_all_end");
 	check(MPI_File_write_at(fh, base, small, 0, MPI_BYTE, &st), "write_at 0");
 
-	/* Every rank's writes are done before any rank reads (a collective
-	 * read may read other ranks' data). */
+	/* Every rank's writes are visible before any rank reads (a collective
+	 * read may read other ranks' data): MPI's sync, barrier, sync. */
+	check(MPI_File_sync(fh), "sync");
 	MPI_Barrier(MPI_COMM_WORLD);
+	check(MPI_File_sync(fh), "sync");
 	for (int i = 0; i < 10; i++) {
 		check(MPI_File_read_at_all(fh, (i * n + r) * mib, rbuf, MIB, MPI_BYTE, &st), "read_at_all");
 		fill(big, MIB, i * size + rank);
