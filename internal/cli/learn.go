@@ -32,17 +32,24 @@ func (f *learnFlags) add(cmd *cobra.Command) {
 
 // open opens the repository the flags name.
 func (f *learnFlags) open() (*knowledge.Repo, error) {
-	path := f.repo
-	if path == "" {
-		path = os.Getenv("IOLENS_REPO")
-	}
-	if path == "" {
-		var err error
-		if path, err = knowledge.DefaultRepoPath(); err != nil {
-			return nil, err
-		}
+	path, err := stateFile(f.repo, "IOLENS_REPO", knowledge.DefaultRepoPath)
+	if err != nil {
+		return nil, err
 	}
 	return knowledge.OpenRepo(path)
+}
+
+// stateFile returns the path of a file of iolens's state (a repository, a
+// history): flag when given, else the environment variable env, else the
+// default path.
+func stateFile(flag, env string, def func() (string, error)) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if p := os.Getenv(env); p != "" {
+		return p, nil
+	}
+	return def()
 }
 
 // appName returns the application name a command works on: --app, else

@@ -104,14 +104,9 @@ tuning without rerunning its trials. "iolens tune show" lists them.`,
 
 // openHistory opens the tuning history path (or the default).
 func openHistory(path string) (*tune.History, error) {
-	if path == "" {
-		path = os.Getenv("IOLENS_TUNING")
-	}
-	if path == "" {
-		var err error
-		if path, err = tune.DefaultHistoryPath(); err != nil {
-			return nil, err
-		}
+	path, err := stateFile(path, "IOLENS_TUNING", tune.DefaultHistoryPath)
+	if err != nil {
+		return nil, err
 	}
 	return tune.OpenHistory(path)
 }
