@@ -60,7 +60,8 @@ func (m ModelBased) InitialSize(s *Space) int {
 }
 
 // Run implements Strategy. A budget <= 0 means 1 + InitialSize + Prune +
-// Refit trials; a smaller budget cuts the phases short in order.
+// Refit trials; a smaller budget cuts the phases short in order, and a
+// larger one adds refit rounds of Refit trials until it is spent.
 func (m ModelBased) Run(ctx context.Context, s *Space, ev Evaluator, budget int) (*Outcome, error) {
 	t, err := newTracker(s, ev, budget)
 	if err != nil {
@@ -77,10 +78,18 @@ func (m ModelBased) Run(ctx context.Context, s *Space, ev Evaluator, budget int)
 	if _, err := t.run(ctx, configs(s, design)); err != nil {
 		return t.finish(err)
 	}
-	for _, n := range []int{cmp.Or(m.Prune, DefaultPrune), cmp.Or(m.Refit, DefaultRefit)} {
-		if t.left() <= 0 {
-			break
+	refit := cmp.Or(m.Refit, DefaultRefit)
+	for phase := 0; t.left() > 0; phase++ {
+		n := refit
+		switch {
+		case phase == 0:
+			n = cmp.Or(m.Prune, DefaultPrune)
+		case phase >= 2 && budget <= 0:
+			// The method's phases are done: prune, explore, refit.
+			return t.finish(nil)
 		}
+		// A larger budget buys more refit rounds, each of the refitted
+		// model's best configurations not measured yet.
 		model, err := m.fit(s, t.out.Trials)
 		if err != nil {
 			t.out.ModelErr = err
@@ -89,6 +98,9 @@ func (m ModelBased) Run(ctx context.Context, s *Space, ev Evaluator, budget int)
 		t.out.Model = model
 		t.out.Models = append(t.out.Models, model)
 		best := predictBest(s, model, min(n, t.left()), measured)
+		if len(best) == 0 {
+			break
+		}
 		if _, err := t.run(ctx, configs(s, best)); err != nil {
 			return t.finish(err)
 		}
@@ -113,7 +125,7 @@ func (m ModelBased) fit(s *Space, trials []Result) (*Model, error) {
 		if r.Err != nil || !(r.Objective > 0) || math.IsInf(r.Objective, 0) {
 			continue
 		}
-		x := s.Encode(r.Config)
+		x := s.Features(r.Config)
 		if slices.ContainsFunc(x, math.IsNaN) {
 			continue
 		}
@@ -121,7 +133,7 @@ func (m ModelBased) fit(s *Space, trials []Result) (*Model, error) {
 	}
 	opts := m.Fit
 	if len(opts.Names) == 0 {
-		opts.Names = s.Names()
+		opts.Names = s.FeatureNames()
 	}
 	model, err := Fit(X, y, opts)
 	if err != nil {
@@ -151,11 +163,11 @@ func predictBest(s *Space, model *Model, n int, skip func([]int) bool) [][]int {
 		return cmp.Compare(b.seq, a.seq)
 	}
 	var keep []predicted // the n best so far, worst first
-	x := make([]float64, len(s.params))
+	x := make([]float64, s.featureCount())
 	seq := 0
 	for idx := range s.indices() {
 		seq++
-		s.encodeIdx(idx, x)
+		s.featuresIdx(idx, x)
 		p := predicted{y: model.Predict(x), seq: seq}
 		if math.IsNaN(p.y) {
 			p.y = math.Inf(1)

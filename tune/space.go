@@ -425,11 +425,3 @@ func (s *Space) Encode(c Config) []float64 {
 	}
 	return x
 }
-
-// encodeIdx returns the encodings of the configuration of value indices
-// idx into x.
-func (s *Space) encodeIdx(idx []int, x []float64) {
-	for i := range s.params {
-		x[i] = s.enc[i][idx[i]]
-	}
-}

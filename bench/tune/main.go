@@ -62,14 +62,15 @@ func main() {
 	dir := flag.String("dir", "/var/tmp/iolens-bench-tune", "work directory (the ground truth is kept there)")
 	ranks := flag.String("ranks", "4", "MPI ranks of the kernel")
 	seeds := flag.Int("seeds", 5, "seeds of each search (medians are reported)")
+	v := flag.Bool("v", false, "print the final model of each model-based search")
 	flag.Parse()
-	if err := run(*dir, *ranks, *seeds); err != nil {
+	if err := run(*dir, *ranks, *seeds, *v); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-tune:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, ranks string, seeds int) error {
+func run(dir, ranks string, seeds int, verbose bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -140,6 +141,12 @@ func run(dir, ranks string, seeds int) error {
 			if err != nil && out == nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			if out.ModelErr != nil {
+				fmt.Printf("  %s, seed %d: no model: %v\n", name, seed+1, out.ModelErr)
+			}
+			if verbose && out.Model != nil {
+				fmt.Printf("  %s seed %d: %d runs, model %s (relative error %.2f)\n", name, seed+1, out.Runs, out.Model, out.Model.RelativeError())
+			}
 			runs := math.Inf(1)
 			for i, r := range out.Trials {
 				if r.OK() && r.Objective <= within {
@@ -171,12 +178,12 @@ func run(dir, ranks string, seeds int) error {
 	var y []float64
 	for _, r := range truth {
 		if r.OK() {
-			X = append(X, s.Encode(r.Config))
+			X = append(X, s.Features(r.Config))
 			y = append(y, r.Objective)
 		}
 	}
 	e, err := tune.HoldoutError(func(X [][]float64, y []float64) (*tune.Model, error) {
-		return tune.Fit(X, y, tune.FitOptions{Names: s.Names()})
+		return tune.Fit(X, y, tune.FitOptions{Names: s.FeatureNames()})
 	}, X, y, 7)
 	if err != nil {
 		return err
