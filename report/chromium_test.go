@@ -432,3 +432,45 @@ func TestGraphHTMLInChromium(t *testing.T) {
 	}
 	checkQuiet(t, problems, requests)
 }
+
+// TestTuneHTMLInChromium opens a tuning page: it loads quietly, both charts
+// draw every successful trial, and an untrusted configuration is text.
+func TestTuneHTMLInChromium(t *testing.T) {
+	v := TuneView{App: "ior", Command: "mpiexec -n 4 ./ior <b>x</b>", Strategy: "model", Default: 4, Model: "1 + 2 * cb_nodes^-1", RelativeError: 0.1}
+	for i := range 8 {
+		v.Trials = append(v.Trials, TuneTrial{Seq: i + 1, Config: fmt.Sprintf("cb_nodes=%d", i+1), Objective: 4 / float64(i+1), Predicted: 1 + 2/float64(i+1)})
+	}
+	v.Trials[7].Failed, v.Trials[7].Error = true, "exit status 1"
+	v.Trials[6].Config = "</script><script>alert(1)</script>"
+	var b strings.Builder
+	if err := TuneHTML(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "tune.html")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, problems, requests := openBrowser(t)
+	var drawn bool
+	var points []int
+	var text string
+	err := chromedp.Run(ctx,
+		network.Enable(), runtime.Enable(), page.Enable(),
+		chromedp.Navigate((&url.URL{Scheme: "file", Path: file}).String()),
+		chromedp.Poll(`document.body.getAttribute('data-drawn') === '2'`, &drawn, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(`['trials', 'model'].map(id => echarts.getInstanceByDom(document.getElementById(id)).getOption().series[0].data.length)`, &points),
+		chromedp.Evaluate(`document.body.innerText`, &text),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 2 || points[0] != 7 || points[1] != 7 {
+		t.Errorf("points drawn %v, want the 7 successful trials in both charts", points)
+	}
+	for _, want := range []string{"</script><script>alert(1)</script>", "mpiexec -n 4 ./ior <b>x</b>", "failed: exit status 1", "7.00× faster than the default"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	checkQuiet(t, problems, requests)
+}

@@ -20,7 +20,7 @@ import (
 // Assets of the HTML page: the template, our script and style sheet, and
 // Apache ECharts (report/assets/echarts, refreshed by `make vendor-echarts`).
 //
-//go:embed assets/report.html.tmpl assets/graph.html.tmpl assets/report.css assets/report.js assets/echarts/echarts.min.js assets/echarts/SHA256SUMS
+//go:embed assets/report.html.tmpl assets/graph.html.tmpl assets/tune.html.tmpl assets/report.css assets/report.js assets/echarts/echarts.min.js assets/echarts/SHA256SUMS
 var assets embed.FS
 
 // DefaultMaxPoints is the default bound on the elements the charts of an

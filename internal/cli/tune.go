@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -420,14 +421,15 @@ func printTuneOutcome(w io.Writer, out *tune.Outcome, session int64) {
 }
 
 func newTuneShowCmd(e *env) *cobra.Command {
-	var history, app string
+	var history, app, html string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show [--history FILE] [--app NAME] [--json] [SESSION]",
+		Use:   "show [--history FILE] [--app NAME] [--json | --html FILE] [SESSION]",
 		Short: "List the tuning sessions, or the trials of one",
 		Example: `  iolens tune show
   iolens tune show 3
-  iolens tune show --json 3`,
+  iolens tune show --json 3
+  iolens tune show --html tuning-3.html 3`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h, err := openHistory(history)
@@ -462,7 +464,17 @@ func newTuneShowCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if html != "" {
+				v, err := tuneView(h, id, trials)
+				if err != nil {
+					return err
+				}
+				return writeAtomically(html, 0o644, func(out *os.File) error { return report.TuneHTML(out, v) })
+			}
 			if asJSON {
+				if html != "" {
+					return usagef("--json and --html cannot be combined")
+				}
 				docs := make([]resultDoc, len(trials))
 				for i, t := range trials {
 					docs[i] = toResultDoc(t.Result)
@@ -481,7 +493,44 @@ func newTuneShowCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&history, "history", "", "tuning history (default $IOLENS_TUNING, else ~/.local/share/iolens/tuning.db)")
 	cmd.Flags().StringVar(&app, "app", "", "only the sessions of this application")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON")
+	cmd.Flags().StringVar(&html, "html", "", "write an offline HTML page of the session's trials and model to FILE")
 	return cmd
+}
+
+// tuneView is what the page of session id shows: its trials and the
+// predictions of its last model.
+func tuneView(h *tune.History, id int64, trials []tune.Trial) (report.TuneView, error) {
+	ss, err := h.Session(id)
+	if err != nil {
+		return report.TuneView{}, err
+	}
+	v := report.TuneView{App: ss.App, Command: ss.Command, Strategy: ss.Strategy}
+	models, err := h.Models(id)
+	if err != nil {
+		return v, err
+	}
+	var model *tune.Model
+	var space *tune.Space
+	if len(models) > 0 {
+		model = models[len(models)-1]
+		v.Model, v.RelativeError = model.String(), model.RelativeError()
+		if space, err = tune.ParseSpace([]byte(ss.Space), fmt.Sprintf("session %d", id)); err != nil {
+			return v, err
+		}
+	}
+	for i, t := range trials {
+		tt := report.TuneTrial{Seq: t.Seq, Config: t.Config.String(), Objective: t.Objective, Predicted: math.NaN()}
+		if t.Err != nil {
+			tt.Failed, tt.Error = true, t.Err.Error()
+		} else if i == 0 {
+			v.Default = t.Objective
+		}
+		if model != nil {
+			tt.Predicted = model.Predict(space.Features(t.Config))
+		}
+		v.Trials = append(v.Trials, tt)
+	}
+	return v, nil
 }
 
 // injectionOf returns the injection of "iolens run --set NAME=VALUE ...":

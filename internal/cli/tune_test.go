@@ -80,6 +80,11 @@ func TestTuneLocal(t *testing.T) {
 	if len(after) != len(before) {
 		t.Errorf("resume ran %d trials again", len(after)-len(before))
 	}
+	page := filepath.Join(dir, "tuning.html")
+	iolens(t, "tune", "show", "--history", hist, "--html", page, "1").want(t, 0)
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "romio_ds_write=automatic cb_buffer_size=1048576") {
+		t.Errorf("tune show --html: %v, page without the default configuration", err)
+	}
 	r = iolens(t, "tune", "show", "--history", hist)
 	r.want(t, 0)
 	if !strings.Contains(r.stdout, "iorlike") || !strings.Contains(r.stdout, "exhaustive") {
