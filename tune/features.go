@@ -59,7 +59,17 @@ func (s *Space) Features(c Config) []float64 {
 }
 
 // featureCount returns the number of features.
-func (s *Space) featureCount() int { return len(s.FeatureNames()) }
+func (s *Space) featureCount() int {
+	n := 0
+	for _, p := range s.params {
+		if p.indicators() {
+			n += len(p.Values) - 1
+		} else {
+			n++
+		}
+	}
+	return n
+}
 
 // featuresIdx writes the features of the configuration of value indices
 // idx into x (featureCount long).

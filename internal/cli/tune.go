@@ -182,7 +182,7 @@ func appOf(args []string) string {
 	return filepath.Base(args[0])
 }
 
-func tuneStrategy(f *tuneFlags, s *tune.Space, h *tune.History, app string) (tune.Strategy, error) {
+func tuneStrategy(f *tuneFlags, h *tune.History, app string) (tune.Strategy, error) {
 	switch f.strategy {
 	case "model":
 		warm, err := h.Measurements(app)
@@ -230,7 +230,7 @@ func runTune(ctx context.Context, e *env, f *tuneFlags, args []string) error {
 	if app == "" {
 		app = appOf(args)
 	}
-	strategy, err := tuneStrategy(f, s, h, app)
+	strategy, err := tuneStrategy(f, h, app)
 	if err != nil {
 		return err
 	}
