@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/iolens/iolens/tune"
 	"github.com/iolens/iolens/tune/trial"
@@ -74,6 +75,11 @@ func run(dir, ranks string, seeds int, verbose bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	os.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
 	os.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 	os.Setenv("OMPI_MCA_rmaps_base_oversubscribe", "1")
@@ -216,8 +222,18 @@ func groundTruth(dir string, s *tune.Space, cmd []string) ([]tune.Result, error)
 				return nil, err
 			}
 			out := make([]tune.Result, len(trials))
+			failed := 0
 			for i, t := range trials {
 				out[i] = t.Result
+				if !t.OK() {
+					if failed == 0 {
+						fmt.Fprintf(os.Stderr, "first failure: %s: %v\n", t.Config, t.Err)
+					}
+					failed++
+				}
+			}
+			if failed > 0 {
+				return nil, fmt.Errorf("%d of the %d measurements in %s failed; remove the file to measure again", failed, len(out), h.Path())
 			}
 			fmt.Printf("ground truth: %d measurements of session %d in %s\n", len(out), ss.ID, h.Path())
 			return out, nil
@@ -240,7 +256,9 @@ func groundTruth(dir string, s *tune.Space, cmd []string) ([]tune.Result, error)
 		if n%50 == 0 {
 			fmt.Printf("  %d done\n", n)
 		}
-		os.RemoveAll(filepath.Join(dir, "trials"))
+		if r.Log != "" { // the trial's logs and output: trials/trial-N/run-1/LOG
+			os.RemoveAll(filepath.Dir(filepath.Dir(r.Log)))
+		}
 		return r
 	}, 1), h, id)
 	out, err := tune.Exhaustive{}.Run(context.Background(), s, ev, 0)
@@ -251,6 +269,21 @@ func groundTruth(dir string, s *tune.Space, cmd []string) ([]tune.Result, error)
 		return nil, err
 	}
 	return slices.Clone(out.Trials), nil
+}
+
+// lockDir takes an exclusive lock on work directory dir, so that a second
+// benchmark does not measure into the same ground truth at the same time;
+// the returned function releases it.
+func lockDir(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s is in use by another bench-tune: %w", dir, err)
+	}
+	return func() { f.Close() }, nil
 }
 
 func median(v []float64) float64 {
