@@ -333,3 +333,35 @@ func TestCodes(t *testing.T) {
 		t.Errorf("codes %v, want %v", got, want)
 	}
 }
+
+func TestJobFileAndRankTotals(t *testing.T) {
+	l := buildLog(t, 4, "lib_ver=3.5.0\n", []rec{
+		{mod: darshan.ModPOSIX, file: "/scratch/shared.dat", rank: -1,
+			c: map[string]int64{"POSIX_OPENS": 4, "POSIX_WRITES": 400, "POSIX_SIZE_WRITE_1K_10K": 400,
+				"POSIX_BYTES_WRITTEN": 1638400, "POSIX_MAX_BYTE_WRITTEN": 1638399, "POSIX_SEQ_WRITES": 100,
+				"POSIX_ACCESS1_ACCESS": 4096, "POSIX_ACCESS1_COUNT": 400},
+			f: map[string]float64{"POSIX_F_WRITE_TIME": 2, "POSIX_F_META_TIME": 0.5}},
+		{mod: darshan.ModPOSIX, file: "/scratch/rank0.dat", rank: 0,
+			c: map[string]int64{"POSIX_OPENS": 1, "POSIX_READS": 10, "POSIX_SIZE_READ_1M_4M": 10,
+				"POSIX_BYTES_READ": 20971520, "POSIX_MAX_BYTE_READ": 20971519, "POSIX_SEQ_READS": 10,
+				"POSIX_ACCESS1_ACCESS": 2097152, "POSIX_ACCESS1_COUNT": 10},
+			f: map[string]float64{"POSIX_F_READ_TIME": 0.25, "POSIX_F_META_TIME": 0.125}},
+		{mod: darshan.ModSTDIO, file: "/scratch/rank0.dat", rank: 0,
+			c: map[string]int64{"STDIO_OPENS": 1, "STDIO_WRITES": 1, "STDIO_BYTES_WRITTEN": 10},
+			f: map[string]float64{"STDIO_F_WRITE_TIME": 0.5}},
+	})
+	rep := analyzeBuilt(t, l)
+	j := rep.Job
+	if j.SmallReads != 0 || j.SmallWrites != 400 || j.MetaTime != 0.625 {
+		t.Errorf("small reads %d, small writes %d, meta time %g; want 0, 400, 0.625", j.SmallReads, j.SmallWrites, j.MetaTime)
+	}
+	want := map[string][2]int64{"/scratch/shared.dat": {4096, 100}, "/scratch/rank0.dat": {2097152, 10}}
+	for _, f := range rep.Files {
+		if got := [2]int64{f.AccessSize, f.SeqOps}; got != want[f.Name] {
+			t.Errorf("%s: access size, sequential ops %v; want %v", f.Name, got, want[f.Name])
+		}
+	}
+	if len(rep.Ranks) != 1 || rep.Ranks[0] != (RankIO{Rank: 0, Bytes: 20971530, Time: 0.875}) {
+		t.Errorf("ranks %+v; want rank 0 with 20971530 bytes in 0.875 s", rep.Ranks)
+	}
+}

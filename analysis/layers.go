@@ -121,7 +121,7 @@ type layers struct {
 	// lustre: striping layout per file id (the first record seen).
 	lustre map[uint64]*darshan.Lustre
 	// access: common access sizes per file id, from POSIX (low) and MPI-IO
-	// records; kept only when the log has a LUSTRE module.
+	// records.
 	accessLow, accessMPI map[uint64][]accessCount
 }
 
@@ -129,10 +129,8 @@ func newLayers(l *darshan.Log) layers {
 	ly := layers{
 		h5Files: map[uint64]*h5File{}, datasets: map[uint64]*dataset{},
 		pnFiles: map[uint64]*pnFile{}, variables: map[uint64]*dataset{},
-		lustre: map[uint64]*darshan.Lustre{},
-	}
-	if l.Header.Modules[darshan.ModLustre].Len > 0 {
-		ly.accessLow, ly.accessMPI = map[uint64][]accessCount{}, map[uint64][]accessCount{}
+		lustre:    map[uint64]*darshan.Lustre{},
+		accessLow: map[uint64][]accessCount{}, accessMPI: map[uint64][]accessCount{},
 	}
 	return ly
 }
@@ -243,15 +241,11 @@ func (m *metrics) dataset(set map[uint64]*dataset, r *darshan.Record, sizeR, siz
 }
 
 // addAccess merges the common access sizes of a POSIX or MPI-IO record
-// into those of its file, when the log has Lustre layouts to compare them
-// with.
+// into those of its file.
 func (m *metrics) addAccess(r *darshan.Record) {
 	set, vals, counts := m.ly.accessLow, layerIdx().posixAccess, layerIdx().posixAccessCount
 	if r.Module == darshan.ModMPIIO {
 		set, vals, counts = m.ly.accessMPI, layerIdx().mpiAccess, layerIdx().mpiAccessCount
-	}
-	if set == nil {
-		return
 	}
 	acc := set[r.ID]
 next:

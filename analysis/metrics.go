@@ -42,6 +42,7 @@ func Analyze(l *darshan.Log, path string, cfg Config) (*Report, error) {
 	rep := &Report{
 		Job:      m.job(path),
 		Files:    m.fileList(),
+		Ranks:    m.rankList(),
 		Insights: []Insight{},
 		Phases:   []Phase{},
 	}
@@ -74,6 +75,7 @@ type fileStats struct {
 	pMaxByteR, pMaxByteW int64 // highest offset + 1 over records
 	posixSums
 	pRandomR, pRandomW       int64
+	pSeq                     int64
 	pRankRecs                int
 	pMinR, pMaxR             int64 // over per-rank records
 	pMinW, pMaxW             int64
@@ -259,8 +261,10 @@ type metrics struct {
 	posixSums
 	pMemNA, pFileNA                       int64
 	pSeqR, pSeqW                          int64
+	pMeta                                 float64 // POSIX metadata seconds
 	shReads, shWrites, shSmallR, shSmallW int64
 	metaByRank                            map[int64]float64
+	rankIO                                map[int64]RankIO // of non-shared POSIX and STDIO records
 	sharedMeta                            float64
 	// MPI-IO totals.
 	mpiSums
@@ -285,6 +289,7 @@ func newMetrics(l *darshan.Log, cfg Config) *metrics {
 		l: l, cfg: cfg,
 		files:       make(map[uint64]*fileStats),
 		metaByRank:  make(map[int64]float64),
+		rankIO:      make(map[int64]RankIO),
 		dxtHosts:    make(map[string]struct{}),
 		dxtRanks:    make(map[int64]struct{}),
 		apmpiNodes:  make(map[string]struct{}),
@@ -375,6 +380,12 @@ func (m *metrics) add(r *darshan.Record) error {
 	switch id {
 	case darshan.ModPOSIX, darshan.ModSTDIO:
 		f.low.addTotals(t)
+		if r.Rank >= 0 {
+			ri := m.rankIO[r.Rank]
+			ri.Bytes += t.bytesR + t.bytesW
+			ri.Time += t.time
+			m.rankIO[r.Rank] = ri
+		}
 	case darshan.ModMPIIO:
 		f.mpi.addTotals(t)
 	default:
@@ -419,6 +430,7 @@ func (m *metrics) addPOSIX(r *darshan.Record, f *fileStats) {
 
 	f.pRandomR += reads - seqR
 	f.pRandomW += writes - seqW
+	f.pSeq += seqR + seqW
 	f.pNotAligned += fna
 	if br > 0 {
 		f.pMaxByteR = max(f.pMaxByteR, r.Counters[x.maxR]+1)
@@ -427,6 +439,7 @@ func (m *metrics) addPOSIX(r *darshan.Record, f *fileStats) {
 		f.pMaxByteW = max(f.pMaxByteW, r.Counters[x.maxW]+1)
 	}
 	meta := fcnt(r, x.fMetaT)
+	m.pMeta += meta
 	if r.Rank < 0 {
 		m.shReads += reads
 		m.shWrites += writes
@@ -452,13 +465,26 @@ func (m *metrics) addPOSIX(r *darshan.Record, f *fileStats) {
 	f.pMaxW = max(f.pMaxW, bw)
 }
 
+// rankList returns the I/O of every rank that has records of its own, in
+// rank order.
+func (m *metrics) rankList() []RankIO {
+	out := make([]RankIO, 0, len(m.rankIO))
+	for r, io := range m.rankIO {
+		io.Rank = r
+		out = append(out, io)
+	}
+	slices.SortFunc(out, func(a, b RankIO) int { return cmp.Compare(a.Rank, b.Rank) })
+	return out
+}
+
 // job summarises the job and its modules.
 func (m *metrics) job(path string) Job {
 	l := m.l
 	j := Job{
 		Log: path, Exe: l.Exe, JobID: l.Job.JobID, UID: l.Job.UID, NProcs: l.Job.NProcs,
 		Start: l.Job.StartTime, End: l.Job.EndTime, RunTime: l.RunTime(),
-		Modules: []Module{},
+		Modules:    []Module{},
+		SmallReads: m.pSmallR, SmallWrites: m.pSmallW, MetaTime: m.pMeta,
 	}
 	for _, p := range l.Job.MetadataPairs() {
 		switch p.Key {
@@ -588,6 +614,7 @@ func (m *metrics) fileList() []File {
 		ff := File{
 			Name: f.name, Shared: f.shared,
 			BytesRead: t.bytesR, BytesWritten: t.bytesW, Reads: t.reads, Writes: t.writes, Time: t.time,
+			AccessSize: m.ly.commonAccess(f.id).size, SeqOps: f.pSeq,
 		}
 		for id := darshan.ModuleID(0); id < darshan.NumKnownModules; id++ {
 			if f.modules&(1<<uint(id)) != 0 {

@@ -6,6 +6,10 @@ type Report struct {
 	Insights []Insight `json:"insights"`
 	Phases   []Phase   `json:"phases"`
 	Files    []File    `json:"files"`
+	// Ranks is the I/O time of each rank that has records of its own
+	// (files it did not share), rank order; empty for a log reduced to
+	// shared records only.
+	Ranks []RankIO `json:"ranks,omitempty"`
 	// Trace is the traced operations (DXT), for the charts of renderers;
 	// nil for a report not made by Analyze.
 	Trace *Trace `json:"-"`
@@ -26,6 +30,13 @@ type Job struct {
 	Modules []Module `json:"modules"`
 	Hints   []Hint   `json:"hints,omitempty"`   // MPI-IO hints of the job (metadata "h")
 	Partial []string `json:"partial,omitempty"` // modules flagged incomplete
+	// SmallReads and SmallWrites count the POSIX accesses smaller than the
+	// small-access threshold of the analysis (1 MiB by default); MetaTime
+	// is the POSIX metadata time (open, stat, seek, sync...), summed over
+	// ranks.
+	SmallReads  int64   `json:"small_reads"`
+	SmallWrites int64   `json:"small_writes"`
+	MetaTime    float64 `json:"meta_time"`
 	// Prefetch is what iolens prefetched ahead of the job (run --prefetch),
 	// nil for a job run without.
 	Prefetch *Prefetch `json:"prefetch,omitempty"`
@@ -81,6 +92,19 @@ type File struct {
 	Reads        int64    `json:"reads"`
 	Writes       int64    `json:"writes"`
 	Time         float64  `json:"time"`
+	// AccessSize is the most common access size (POSIX, else MPI-IO; 0
+	// when the log does not tell); SeqOps counts the POSIX reads and writes
+	// that started at or after the end of the previous one.
+	AccessSize int64 `json:"access_size,omitempty"`
+	SeqOps     int64 `json:"seq_ops,omitempty"`
+}
+
+// RankIO is the I/O of one rank in the files it did not share: bytes and
+// read, write and metadata seconds of its POSIX and STDIO records.
+type RankIO struct {
+	Rank  int64   `json:"rank"`
+	Bytes int64   `json:"bytes"`
+	Time  float64 `json:"time"`
 }
 
 // Phase is an I/O phase of one interface: operations of all ranks merged
