@@ -43,6 +43,10 @@ type IngestOptions struct {
 	Progress func(done int)
 	// Now returns the time of the ingest (time.Now when nil).
 	Now func() time.Time
+	// User returns the user name of a uid; nil looks it up on this
+	// machine (the user database of the facility, when the ingest runs
+	// there), "" for a uid it does not know.
+	User func(uid int64) string
 }
 
 // IngestStats count what an ingest did.
@@ -90,7 +94,10 @@ func Ingest(ctx context.Context, dir string, paths []string, opts IngestOptions)
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	in := &ingester{known: known, cfg: cfg, now: now, users: map[int64]string{}}
+	in := &ingester{known: known, cfg: cfg, now: now, lookup: opts.User, users: map[int64]string{}}
+	if in.lookup == nil {
+		in.lookup = localUser
+	}
 
 	jobs := make(chan string)
 	results := make(chan result, workers)
@@ -166,8 +173,9 @@ func cmpOr(v, def int) int {
 
 // ingester is the state the workers of an ingest share.
 type ingester struct {
-	cfg analysis.Config
-	now func() time.Time
+	cfg    analysis.Config
+	now    func() time.Time
+	lookup func(uid int64) string
 
 	mu    sync.Mutex
 	known map[string]struct{} // checksums in the dataset or taken by this ingest
@@ -217,18 +225,24 @@ func (in *ingester) one(path string) result {
 	return res
 }
 
-// user returns the name of uid on this machine, "" when it has none.
+// user returns the name of uid, looked up once per ingest.
 func (in *ingester) user(uid int64) string {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	name, ok := in.users[uid]
 	if !ok {
-		if u, err := user.LookupId(strconv.FormatInt(uid, 10)); err == nil {
-			name = u.Username
-		}
+		name = in.lookup(uid)
 		in.users[uid] = name
 	}
 	return name
+}
+
+// localUser returns the name of uid on this machine, "" when it has none.
+func localUser(uid int64) string {
+	if u, err := user.LookupId(strconv.FormatInt(uid, 10)); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 // fileChecksum returns the SHA-256 (hexadecimal) and size of the file at

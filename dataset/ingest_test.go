@@ -263,7 +263,7 @@ func TestConcurrentIngesters(t *testing.T) {
 
 func TestAppName(t *testing.T) {
 	for exe, want := range map[string]string{
-		"/apps/lammps/bin/lmp -in in.lj":          "lmp",
+		"/apps/lammps/bin/lmp -in in.lj":           "lmp",
 		"python3 -u /home/u/analysis/run.py --x 1": "run.py",
 		"/usr/bin/python3.11 script.py":            "script.py",
 		"./a.out":                                  "a.out",
