@@ -264,12 +264,18 @@ func fileChecksum(path string) (string, int64, error) {
 // FindLogs returns the Darshan logs under roots: a file is taken as given,
 // a directory is searched recursively (the YYYY/M/D layout of a Darshan log
 // directory, or any other) for files named *.darshan, in lexical order.
-// With since set, files last modified before it are left out.
+// With since set, files last modified before it are left out. A root
+// that cannot be found is returned as it is, for Ingest to record as an
+// error.
 func FindLogs(roots []string, since time.Time) ([]string, error) {
 	var out []string
 	recent := func(info fs.FileInfo) bool { return since.IsZero() || !info.ModTime().Before(since) }
 	for _, root := range roots {
 		info, err := os.Stat(root)
+		if errors.Is(err, fs.ErrNotExist) {
+			out = append(out, root)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

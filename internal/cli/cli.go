@@ -57,6 +57,9 @@ type env struct {
 	stdout, stderr io.Writer
 	// loc is the time zone of the times printed by parse.
 	loc *time.Location
+	// more returns the facility commands, in FacilityBinary (nil: run
+	// FacilityBinary for them).
+	more func(Streams) []*cobra.Command
 }
 
 // Main runs the iolens command with the given arguments (without the
@@ -113,6 +116,16 @@ Tune
   tune       find the best MPI-IO, HDF5 and stdio parameters of a program
              with empirical models (or GA, random, exhaustive), applied
              without a source change (run --set), locally or with Slurm
+Facility (every log of a machine; program iolens-facility)
+  ingest     add logs to the facility dataset: date-partitioned Parquet
+             that DuckDB, Spark, Trino and pandas read as they are
+  query      SQL over the dataset (tables jobs, files, insights, ranks,
+             errors)
+  top        users, applications or jobs with the most I/O time, bytes,
+             small writes or metadata time; the most frequent insights
+  app        an application's runs over time, its I/O regressions flagged
+  serve      a web UI over the dataset: overview, jobs, applications
+  store      maintain the dataset (compact)
 
 Exit status: 0 success, 1 failure, 2 bad usage. Every command has --help
 with examples.`,
@@ -140,6 +153,7 @@ with examples.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(newVersionCmd(e), newParseCmd(e), newConvertCmd(e), newCollectorCmd(e), newRunCmd(e), newReportCmd(e), newMergeCmd(e), newStaticCmd(e), newLearnCmd(e), newTuneCmd(e))
+	root.AddCommand(facilityCmds(e)...)
 	return root
 }
 
