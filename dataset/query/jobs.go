@@ -61,7 +61,7 @@ func (d *DB) Jobs(ctx context.Context, q JobsQuery) ([]Job, int64, error) {
 		return nil, 0, err
 	}
 	total := asInt(t.Rows[0][0])
-	jobs, err := d.jobs(ctx, fmt.Sprintf("%s ORDER BY %s %s, id LIMIT %d OFFSET %d", where, sort, dir, limit, max(q.Offset, 0)), args...)
+	jobs, err := d.jobs(ctx, fmt.Sprintf("%s ORDER BY %s %s, start_time %s, id %s LIMIT %d OFFSET %d", where, sort, dir, dir, dir, limit, max(q.Offset, 0)), args...)
 	return jobs, total, err
 }
 
