@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,7 +30,7 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, problems, requests := openBrowser(t)
+	ctx, problems, requests := fixture.Browser(t)
 	pageURL := (&url.URL{Scheme: "file", Path: file}).String()
 	var ready bool
 	err := chromedp.Run(ctx,
@@ -305,82 +304,6 @@ func checkLayer(ctx context.Context, t *testing.T, mode string, exact bool) {
 	}
 }
 
-// openBrowser starts headless Chromium for t and returns its context and
-// what it saw: console errors, exceptions and dialogs (problems) and every
-// request (requests).
-func openBrowser(t *testing.T) (ctx context.Context, problems, requests func() []string) {
-	t.Helper()
-	browser := fixture.Tool(t, "chromium")
-	// The profile lives outside the test's directory: Chromium's helper
-	// processes may still write to it for a moment after the browser exits.
-	profile, err := os.MkdirTemp("", "iolens-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for range 50 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browser),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1400, 1000),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelA)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancelT)
-
-	var mu sync.Mutex
-	var seen, reqs []string
-	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning || e.Type == runtime.APITypeAssert {
-				var args []string
-				for _, a := range e.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				seen = append(seen, fmt.Sprintf("console %s: %s", e.Type, strings.Join(args, " ")))
-			}
-		case *runtime.EventExceptionThrown:
-			seen = append(seen, "exception: "+e.ExceptionDetails.Error())
-		case *page.EventJavascriptDialogOpening:
-			seen = append(seen, "dialog opened: "+e.Message)
-			go chromedp.Run(ctx, page.HandleJavaScriptDialog(false))
-		case *network.EventRequestWillBeSent:
-			reqs = append(reqs, e.Request.URL)
-		case *network.EventLoadingFailed:
-			seen = append(seen, "loading failed: "+e.ErrorText)
-		}
-	})
-
-	locked := func(s *[]string) func() []string {
-		return func() []string {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]string(nil), *s...)
-		}
-	}
-	return ctx, locked(&seen), locked(&reqs)
-}
-
 // TestGraphHTMLInChromium opens a knowledge-graph page: it loads quietly,
 // the graph draws every node, and an untrusted label is text.
 func TestGraphHTMLInChromium(t *testing.T) {
@@ -402,7 +325,7 @@ func TestGraphHTMLInChromium(t *testing.T) {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, problems, requests := openBrowser(t)
+	ctx, problems, requests := fixture.Browser(t)
 	var drawn bool
 	var nodes, scripts int
 	var text string
@@ -450,7 +373,7 @@ func TestTuneHTMLInChromium(t *testing.T) {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, problems, requests := openBrowser(t)
+	ctx, problems, requests := fixture.Browser(t)
 	var drawn bool
 	var points []int
 	var text string

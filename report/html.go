@@ -178,6 +178,16 @@ func HTML(w io.Writer, rep *analysis.Report, l *darshan.Log, opts HTMLOptions) e
 	return pageTemplate().Execute(w, &p)
 }
 
+// ECharts returns the Apache ECharts library (echarts.min.js) that HTML
+// pages embed, for servers that serve it as a file of their own.
+func ECharts() []byte {
+	b, err := assets.ReadFile("assets/echarts/echarts.min.js")
+	if err != nil {
+		panic("report: embedded echarts.min.js missing: " + err.Error())
+	}
+	return b
+}
+
 // echartsVersion returns the version of the embedded ECharts, from the
 // first line of SHA256SUMS ("# echarts X.Y.Z").
 func echartsVersion() string {

@@ -56,8 +56,8 @@ func openFacility(t *testing.T) *DB {
 	for i, r := range facility {
 		start := time.Date(2026, 10, 1+r.day, 12, 0, 0, 0, time.UTC).Unix()
 		l := synth.Log{
-			Job: darshan.Job{UID: r.uid, JobID: int64(100 + i), StartTime: start, EndTime: start + 600, NProcs: 16, Metadata: "lib_ver=3.5.0\n"},
-			Exe: r.exe,
+			Job:     darshan.Job{UID: r.uid, JobID: int64(100 + i), StartTime: start, EndTime: start + 600, NProcs: 16, Metadata: "lib_ver=3.5.0\n"},
+			Exe:     r.exe,
 			Records: []synth.Record{synth.Writes(fmt.Sprintf("/scratch/%s/out.%d", users[r.uid], i), r.writes, r.size, r.io)},
 		}
 		p := filepath.Join(logs, fmt.Sprintf("job%02d.darshan", i))
