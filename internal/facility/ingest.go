@@ -42,7 +42,12 @@ stays bounded by --batch whatever the number of logs.`,
 		Example: `  iolens ingest --store /data/io /var/darshan-logs/2026
   find /var/darshan-logs -name '*.darshan' -newer last-run | iolens ingest --store /data/io -
   iolens ingest --store /data/io --since 2d /var/darshan-logs     # nightly`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cli.Usagef("missing PATH argument: logs, directories of logs, or - for a list on stdin")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			now := time.Now()
 			t0, err := ParseTime(since, now)
