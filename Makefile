@@ -1,4 +1,5 @@
-# iolens build, test and benchmark targets. `make` builds bin/iolens.
+# iolens build, test and benchmark targets. `make` builds bin/iolens and
+# bin/iolens-facility (the facility commands, which iolens runs).
 
 GO        ?= go
 BIN       := bin/iolens
@@ -22,6 +23,7 @@ all: build
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/iolens
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)-facility ./cmd/iolens-facility
 
 # Installs the missing Debian packages, then vets and runs every test.
 test:
