@@ -21,7 +21,7 @@ import (
 
 // Commands returns the facility commands.
 func Commands(s cli.Streams) []*cobra.Command {
-	return []*cobra.Command{newIngestCmd(s), newQueryCmd(s), newTopCmd(s), newAppCmd(s), newStoreCmd(s)}
+	return []*cobra.Command{newIngestCmd(s), newQueryCmd(s), newTopCmd(s), newAppCmd(s), newServeCmd(s), newStoreCmd(s)}
 }
 
 // defaultStore returns the dataset directory of a user who names none:
