@@ -1,8 +1,13 @@
 package facility
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"syscall"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,5 +119,55 @@ func TestParseTime(t *testing.T) {
 		if _, err := ParseTime(bad, now); err == nil {
 			t.Errorf("ParseTime(%q) accepted", bad)
 		}
+	}
+}
+
+// serve listens where --addr says, warns that every job is visible without
+// --user-header, serves the pages and stops on SIGINT.
+func TestServe(t *testing.T) {
+	store := t.TempDir()
+	if code, out, errs := iolens(t, "", "ingest", "--store", store, filepath.Join(samples(t), "imbalanced_io")); code != 0 {
+		t.Fatalf("ingest: %s%s", out, errs)
+	}
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := cli.MainWith([]string{"serve", "--store", store, "--addr", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, pw, Commands)
+		pw.Close()
+		done <- code
+	}()
+	sc := bufio.NewScanner(pr)
+	var lines []string
+	var base string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if _, u, ok := strings.Cut(sc.Text(), " on http://"); ok && base == "" {
+			base = "http://" + strings.TrimSuffix(u, "/ (Ctrl-C stops)")
+		}
+		if strings.Contains(sc.Text(), "every job is visible") {
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if base == "" {
+		t.Fatalf("no address in %q", lines)
+	}
+	resp, err := http.Get(base + "/jobs?app=407752450")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "1–1 of 1") {
+		t.Errorf("GET /jobs: %d\n%s", resp.StatusCode, body)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited with %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on SIGINT")
 	}
 }

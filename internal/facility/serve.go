@@ -52,6 +52,8 @@ the port.`,
 			if err != nil {
 				return err
 			}
+			ctx, stop := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listening on %s: %w", addr, err)
@@ -64,8 +66,6 @@ the port.`,
 				fmt.Fprintf(s.Err, "iolens: %s is reachable from other machines\n", ln.Addr())
 			}
 			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-			ctx, stop := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			done := make(chan error, 1)
 			go func() { done <- srv.Serve(ln) }()
 			select {
