@@ -7,9 +7,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"syscall"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
