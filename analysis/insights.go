@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -522,22 +521,34 @@ func top(files []*fileStats, val func(*fileStats) (float64, bool), unit string) 
 	return topSubjects(subj)
 }
 
-// topSubjects sorts subjects by decreasing value (stable) and keeps the
-// first maxSubjects.
+// topSubjects returns the first maxSubjects subjects in decreasing value
+// (for equal values, increasing rank, then the order of s): what a stable
+// sort would put first, found in one pass, since s may hold every file of
+// a large job.
 func topSubjects(s []Subject) []Subject {
-	slices.SortStableFunc(s, func(a, b Subject) int {
-		if c := cmp.Compare(b.Value, a.Value); c != 0 {
-			return c
+	before := func(a, b Subject) bool { // a sorts strictly before b
+		if a.Value != b.Value {
+			return a.Value > b.Value
 		}
-		if a.Rank != nil && b.Rank != nil {
-			return cmp.Compare(*a.Rank, *b.Rank)
-		}
-		return 0
-	})
-	if len(s) > maxSubjects {
-		s = s[:maxSubjects]
+		return a.Rank != nil && b.Rank != nil && *a.Rank < *b.Rank
 	}
-	return s
+	best := make([]Subject, 0, min(len(s), maxSubjects))
+	for _, x := range s {
+		// After every kept subject that x does not sort before: stable.
+		i := len(best)
+		for i > 0 && before(x, best[i-1]) {
+			i--
+		}
+		if i >= maxSubjects {
+			continue
+		}
+		if len(best) < maxSubjects {
+			best = append(best, Subject{})
+		}
+		copy(best[i+1:], best[i:])
+		best[i] = x
+	}
+	return best
 }
 
 func ratio(a, b int64) float64 {

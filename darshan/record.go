@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // Record is one record of a module, converted to the module's current
@@ -332,7 +333,27 @@ func (rr *RecordReader) stop(err error) error {
 	default:
 		rr.err = io.EOF
 	}
+	rr.release()
 	return rr.err
+}
+
+// chunkPool keeps chunk buffers (reserve+chunkSize bytes) between readers:
+// a program that reads many small logs would otherwise allocate and zero
+// one for every module of every log.
+var chunkPool = sync.Pool{New: func() any { return make([]byte, reserve+chunkSize) }}
+
+// release gives the chunk buffers of a reader that has returned its last
+// record back to chunkPool.
+func (rr *RecordReader) release() {
+	rr.drain()
+	if rr.winChunk {
+		rr.free = append(rr.free, rr.win)
+		rr.win, rr.off, rr.end, rr.winChunk = nil, 0, 0, false
+	}
+	for _, b := range rr.free {
+		chunkPool.Put(b)
+	}
+	rr.free = nil
 }
 
 // more brings the next chunk of the region into the window, after the
@@ -461,7 +482,7 @@ func (rr *RecordReader) chunkBuffer() []byte {
 		rr.free = rr.free[:n-1]
 		return b
 	}
-	return make([]byte, reserve+chunkSize)
+	return chunkPool.Get().([]byte)
 }
 
 // Module returns the module whose records the reader returns.

@@ -153,7 +153,7 @@ func writeParquet[T any](path string, rows []T) error {
 	if err != nil {
 		return err
 	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}))
+	w := parquet.NewGenericWriter[T](f, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}))
 	_, err = w.Write(rows)
 	err = errors.Join(err, w.Close())
 	if err == nil {

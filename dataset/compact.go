@@ -176,7 +176,7 @@ func mergeTable[T any](dir, table, d, name string, sources map[string]map[string
 	if err != nil {
 		return fmt.Errorf("dataset %s: %w", dir, err)
 	}
-	w := parquet.NewGenericWriter[T](out, parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}))
+	w := parquet.NewGenericWriter[T](out, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}))
 	buf := make([]T, 4096)
 	for _, src := range srcs {
 		if err = copyRows(src, w, buf, keep); err != nil {

@@ -24,7 +24,7 @@ import (
 // Defaults of IngestOptions.
 const (
 	DefaultBatchLogs = 50000
-	DefaultBatchRows = 2_000_000
+	DefaultBatchRows = 400_000
 )
 
 // IngestOptions configure Ingest.
@@ -121,15 +121,27 @@ func Ingest(ctx context.Context, dir string, paths []string, opts IngestOptions)
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	var b Batch
+	// Full batches are written by another goroutine while the next one
+	// fills: at most two batches are in memory.
 	maxLogs, maxRows := cmpOr(opts.BatchLogs, DefaultBatchLogs), cmpOr(opts.BatchRows, DefaultBatchRows)
+	writes := make(chan *Batch)
 	var werr error
-	flush := func() {
-		if werr != nil || (b.Logs() == 0 && b.Rows() == 0) {
-			return
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for b := range writes {
+			if werr == nil {
+				if werr = b.Write(dir, NewBatchName(now())); werr == nil {
+					st.Batches++
+				}
+			}
 		}
-		if werr = b.Write(dir, NewBatchName(now())); werr == nil {
-			st.Batches++
+	}()
+	b := &Batch{}
+	flush := func() {
+		if b.Logs() > 0 || b.Rows() > 0 {
+			writes <- b
+			b = &Batch{}
 		}
 	}
 	done := 0
@@ -158,6 +170,8 @@ func Ingest(ctx context.Context, dir string, paths []string, opts IngestOptions)
 		}
 	}
 	flush()
+	close(writes)
+	<-written
 	if werr != nil {
 		return st, werr
 	}
@@ -178,7 +192,7 @@ type ingester struct {
 	lookup func(uid int64) string
 
 	mu    sync.Mutex
-	known map[string]struct{} // checksums in the dataset or taken by this ingest
+	known map[Sum]struct{} // checksums in the dataset or taken by this ingest
 	users map[int64]string
 }
 
@@ -199,9 +213,11 @@ func (in *ingester) one(path string) result {
 	if err != nil {
 		return fail(sum, size, err)
 	}
+	var key Sum
+	hex.Decode(key[:], []byte(sum))
 	in.mu.Lock()
-	_, seen := in.known[sum]
-	in.known[sum] = struct{}{}
+	_, seen := in.known[key]
+	in.known[key] = struct{}{}
 	in.mu.Unlock()
 	if seen {
 		return result{skipped: true}

@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -35,18 +37,28 @@ func DataFiles(dir, table string) ([]string, error) {
 	return out, nil
 }
 
+// Sum is a SHA-256 checksum.
+type Sum [sha256.Size]byte
+
 // Checksums returns the checksums of the logs the dataset in dir holds,
 // as jobs or as errors: the logs an ingest skips. Only the checksum column
-// of each file is read.
-func Checksums(dir string) (map[string]struct{}, error) {
-	known := map[string]struct{}{}
+// of each file is read; checksums that are not SHA-256 sums (an error of a
+// log that could not be read) are left out.
+func Checksums(dir string) (map[Sum]struct{}, error) {
+	known := map[Sum]struct{}{}
 	for _, table := range []string{TableJobs, TableErrors} {
 		files, err := DataFiles(dir, table)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range files {
-			if err := readColumn(p, "checksum", func(v parquet.Value) { known[v.String()] = struct{}{} }); err != nil {
+			err := readColumn(p, "checksum", func(v parquet.Value) {
+				var sum Sum
+				if n, err := hex.Decode(sum[:], v.ByteArray()); err == nil && n == len(sum) {
+					known[sum] = struct{}{}
+				}
+			})
+			if err != nil {
 				return nil, fmt.Errorf("dataset %s: %w", dir, err)
 			}
 		}
