@@ -27,8 +27,14 @@ type builder struct {
 	// instances maps a function and a context key to its node.
 	instances map[*ir.Func]map[string]*Node
 	active    map[*ir.Func]bool // functions being analysed (on the call stack)
-	depth     int
-	reachable bool // analysing from the entry
+	// Fortran internal procedures: their hosts, and what they see of them.
+	hosts      map[*ir.Func]*ir.Func
+	hostScopes map[*ir.Func]*hostScope
+	// What calls of a function may change in their caller.
+	effectCache map[*ir.Func]*effects
+	effectBusy  map[*ir.Func]bool
+	depth       int
+	reachable   bool // analysing from the entry
 
 	handles int                // handles created so far (their IDs)
 	units   map[string]*Handle // Fortran units by number, program-wide
@@ -59,11 +65,16 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		active:    map[*ir.Func]bool{},
 		units:     map[string]*Handle{},
 		seeked:    map[*Handle]string{},
+
+		hostScopes:  map[*ir.Func]*hostScope{},
+		effectCache: map[*ir.Func]*effects{},
+		effectBusy:  map[*ir.Func]bool{},
 	}
 	b.graph = &Graph{Options: b.opts}
 	b.stdout = &Handle{ID: b.nextID(), Kind: StdHandle, Name: "<stdout>", Mode: iosem.ModeWrite, Elems: -1}
 	b.stdin = &Handle{ID: b.nextID(), Kind: StdHandle, Name: "<stdin>", Mode: iosem.ModeRead, Elems: -1}
 	b.index()
+	b.findHosts()
 	b.analyseGlobals()
 
 	entry, err := b.findEntry()
@@ -72,13 +83,13 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 	}
 	if entry.f != nil {
 		b.reachable = true
-		n := b.instance(entry, "", b.entryBindings(entry))
+		n := b.instance(entry, b.entryBindings(entry))
 		b.reachable = false
 		b.graph.Entry = n
 		b.graph.Roots = append(b.graph.Roots, n)
 	}
 	for _, d := range b.unreachedRoots() {
-		b.graph.Roots = append(b.graph.Roots, b.instance(d, "", nil))
+		b.graph.Roots = append(b.graph.Roots, b.instance(d, callContext{}))
 	}
 	b.fileNodes()
 	return b.graph, nil
@@ -150,9 +161,9 @@ func (b *builder) findEntry() (funcDef, error) {
 }
 
 // entryBindings binds C's argc and argv to the program arguments.
-func (b *builder) entryBindings(d funcDef) []Value {
+func (b *builder) entryBindings(d funcDef) callContext {
 	if d.f.Kind == ir.MainProgram || len(d.f.Params) == 0 {
-		return nil
+		return callContext{}
 	}
 	vals := make([]Value, len(d.f.Params))
 	if b.opts.Args != nil {
@@ -161,16 +172,15 @@ func (b *builder) entryBindings(d funcDef) []Value {
 	if len(vals) > 1 {
 		vals[1] = Value{Kind: Argv, Origin: Argument}
 	}
-	return vals
+	return callContext{vals: vals}
 }
 
-// instance returns the node of function d analysed with its parameters
-// bound to vals (nil: all unknown), analysing it if this context is new.
-// ctxKey is derived from vals when empty.
-func (b *builder) instance(d funcDef, ctxKey string, vals []Value) *Node {
-	if ctxKey == "" {
-		ctxKey = contextKey(vals)
-	}
+// instance returns the node of function d analysed in the calling context
+// ctx (the zero context: all unknown), analysing it if this context is
+// new. Past Options.MaxContexts contexts of d, further calls share its
+// generic context, where only constants are known.
+func (b *builder) instance(d funcDef, ctx callContext) *Node {
+	ctxKey := ctx.key()
 	ctxs := b.instances[d.f]
 	if ctxs == nil {
 		ctxs = map[string]*Node{}
@@ -180,7 +190,7 @@ func (b *builder) instance(d funcDef, ctxKey string, vals []Value) *Node {
 		return n
 	}
 	if len(ctxs) >= b.opts.MaxContexts {
-		ctxKey, vals = "", nil
+		ctxKey, ctx = "", callContext{}
 		if n, ok := ctxs[ctxKey]; ok {
 			return n
 		}
@@ -202,25 +212,11 @@ func (b *builder) instance(d funcDef, ctxKey string, vals []Value) *Node {
 
 	b.active[d.f] = true
 	b.depth++
-	w := b.newWalker(d, n, vals)
+	w := b.newWalker(d, n, ctx)
 	w.walk(d.f.Body, n)
 	b.depth--
 	delete(b.active, d.f)
 	return n
-}
-
-// contextKey spells the parameter values of a context; all unknown is "".
-func contextKey(vals []Value) string {
-	known := false
-	parts := make([]string, len(vals))
-	for i, v := range vals {
-		parts[i] = v.key()
-		known = known || v.Kind != Unknown
-	}
-	if !known {
-		return ""
-	}
-	return strings.Join(parts, ",")
 }
 
 // unreachedRoots returns the functions not analysed yet that no other
@@ -259,7 +255,7 @@ func (b *builder) unreachedRoots() []funcDef {
 	for _, d := range roots {
 		if b.instances[d.f] == nil {
 			out = append(out, d)
-			b.instance(d, "", nil)
+			b.instance(d, callContext{})
 		}
 	}
 	return out
@@ -270,7 +266,7 @@ func calledFuncs(d funcDef, b *builder) []*ir.Func {
 	var out []*ir.Func
 	visitStmts(d.f.Body, func(s ir.Stmt) {
 		if c, ok := s.(*ir.Call); ok && !c.Indirect {
-			if t, ok := b.resolve(c.Callee, d.file); ok {
+			if t, ok := b.resolveCall(c, d, nil); ok {
 				out = append(out, t.f)
 			}
 		}

@@ -20,6 +20,7 @@ type Env struct {
 	vars   cowMap[string, *ir.Var] // declarations in scope
 	locals cowMap[string, bool]    // names declared in the function
 	elems  cowMap[string, int64]   // element counts of allocated arrays (malloc, ALLOCATE)
+	shapes cowMap[string, shape]   // extents known at run: ALLOCATE, containers, array arguments
 	calls  cowMap[string, Value]   // result of the latest hoisted call, by callee
 	shared *shared
 }
@@ -72,6 +73,7 @@ type shared struct {
 	globalVars map[string]*ir.Var
 	args       []string
 	hasArgs    bool
+	lang       ir.Lang // the language of the file ("" for NewEnv: any)
 }
 
 // NewEnv returns an environment with the file constants consts and the
@@ -94,6 +96,7 @@ func newEnv(s *shared) *Env {
 		vars:   newCowMap[string, *ir.Var](),
 		locals: newCowMap[string, bool](),
 		elems:  newCowMap[string, int64](),
+		shapes: newCowMap[string, shape](),
 		calls:  newCowMap[string, Value](),
 		shared: s,
 	}
@@ -134,6 +137,20 @@ func (e *Env) Declare(v *ir.Var) {
 	e.vars.set(v.Name, v)
 	e.locals.set(v.Name, true)
 	e.elems.del(v.Name)
+	e.shapes.del(v.Name)
+}
+
+// setShape records the extents of the array or container name (and so
+// its element count).
+func (e *Env) setShape(name string, s shape) {
+	e.shapes.set(name, s)
+	e.elems.set(name, s.count())
+}
+
+// forgetShape forgets the extents of name: it was reallocated or resized.
+func (e *Env) forgetShape(name string) {
+	e.shapes.del(name)
+	e.elems.del(name)
 }
 
 // Var returns the declaration of name, local or global, or nil.
@@ -151,6 +168,7 @@ func (e *Env) Clone() *Env {
 		vars:   e.vars.share(),
 		locals: e.locals.share(),
 		elems:  e.elems.share(),
+		shapes: e.shapes.share(),
 		calls:  e.calls.share(),
 		shared: e.shared,
 	}
@@ -176,6 +194,14 @@ func (e *Env) merge(alts []*Env) {
 		for _, a := range alts[1:] {
 			if a.elems.m[name] != n {
 				e.elems.del(name)
+				break
+			}
+		}
+	}
+	for name, s := range first.shapes.m {
+		for _, a := range alts[1:] {
+			if t, ok := a.shapes.m[name]; !ok || !t.equal(s) {
+				e.shapes.del(name)
 				break
 			}
 		}

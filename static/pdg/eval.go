@@ -292,6 +292,11 @@ func argCount(env *Env, _ []Value) Value {
 }
 
 func (e *Env) evalCall(x ir.CallExpr, depth int) Value {
+	if e.shared.lang != ir.C && e.shared.lang != ir.CPP {
+		if v, ok := e.arrayInquiry(x, depth); ok {
+			return v
+		}
+	}
 	if f, ok := pureFuncs()[strings.ToLower(strings.TrimPrefix(x.Callee, "std::"))]; ok {
 		args := make([]Value, len(x.Args))
 		for i, a := range x.Args {

@@ -21,6 +21,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 	if s.consts == nil {
 		s.consts = map[string]ir.Expr{}
 	}
+	s.lang = file.Lang
 	b.shared[file] = s
 	return s
 }
@@ -105,7 +106,7 @@ func (b *builder) globalValue(g *ir.Var, file *ir.File, as []globalAssign, entry
 	case len(as) == 0 && g.Init != nil:
 		return Eval(g.Init, newEnv(b.sharedOf(file)))
 	case len(as) == 1 && g.Init == nil && as[0].value != nil:
-		env := b.funcEnv(as[0].in, nil)
+		env := b.funcEnv(as[0].in, callContext{})
 		if as[0].in.f == entry.f {
 			env = b.funcEnv(as[0].in, b.entryBindings(entry))
 		}
@@ -180,14 +181,23 @@ func addressed(a ir.Expr, lang ir.Lang) string {
 	return ""
 }
 
-// funcEnv returns a fresh environment for d with its parameters declared
-// and bound to vals.
-func (b *builder) funcEnv(d funcDef, vals []Value) *Env {
+// funcEnv returns a fresh environment for d in the calling context ctx:
+// for an internal procedure, the host's variables it sees (the constants
+// with their values, the others with those ctx passes); its parameters,
+// bound to the values and array extents of ctx, with an origin of at
+// least Passed.
+func (b *builder) funcEnv(d funcDef, ctx callContext) *Env {
 	env := newEnv(b.sharedOf(d.file))
+	if h := b.hostOf(d.f); h != nil {
+		b.bindHost(env, d, h, ctx.host, ctx.hostShapes)
+	}
 	for i, p := range d.f.Params {
 		env.Declare(p)
-		if i < len(vals) {
-			env.Set(p.Name, vals[i])
+		if i < len(ctx.vals) {
+			env.Set(p.Name, passed(ctx.vals[i]))
+		}
+		if i < len(ctx.shapes) && ctx.shapes[i].known() {
+			env.bindShape(p, ctx.shapes[i])
 		}
 	}
 	return env

@@ -8,7 +8,28 @@
 // or file handles, the callee is analysed with its parameters bound to them
 // (up to Options.MaxContexts contexts per function; further calls share the
 // generic context in which parameters are unknown). This carries sizes,
-// trip counts and open files across calls.
+// trip counts and open files across calls. A context holds:
+//
+//   - the values of the arguments, bound to the parameters (C and C++
+//     parameters by value or by reference, Fortran dummy arguments):
+//     literals, constants (#define, const, enumerators, PARAMETERs of the
+//     program or of a module), variables assigned them, expressions of
+//     them, and values from the program arguments (Options.Args);
+//   - the extents of the arrays passed to parameters that take them from
+//     their argument (Fortran assumed-shape and assumed-size dummies, C
+//     arrays without extent, C++ containers), known from declarations,
+//     ALLOCATE or the container's construction, so that SIZE, LBOUND,
+//     UBOUND, v.size() and range-for loops have counts in the callee;
+//   - for a Fortran internal procedure, the values and allocated extents
+//     of the host's variables it refers to (host association); the host's
+//     PARAMETERs and declarations are visible in every context.
+//
+// Loops whose counts follow from these get TripParameter, unless they
+// depend on the program arguments (TripArgument). After a call, the
+// caller forgets what the callee may change (see effects): the variables
+// it passes by reference to parameters the callee assigns, reads into or
+// passes on, the containers it may resize and the host variables an
+// internal procedure assigns; so do loops around such calls.
 package pdg
 
 import (
@@ -38,9 +59,19 @@ const (
 	TripLiteral    TripSource = "literal"    // bounds written as numbers
 	TripConstant   TripSource = "constant"   // #define, const, enumerator, PARAMETER
 	TripPropagated TripSource = "propagated" // variables assigned constants
-	TripArgument   TripSource = "argument"   // program arguments (Options.Args)
-	TripBound      TripSource = "bound"      // the known side of a min or max (CHUNK in "n - i < CHUNK ? n - i : CHUNK")
-	TripDefault    TripSource = "default"    // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
+	// TripParameter is a bound known only in the calling context: it
+	// depends on a parameter (C/C++ parameter, Fortran dummy argument)
+	// bound to the value a call passes — a literal, a constant, a
+	// PARAMETER, a propagated variable or an expression of them, or the
+	// extents of an array argument (SIZE, UBOUND, a(n) dummies,
+	// v.size()) — or on a host variable a Fortran internal procedure
+	// sees by host association. Such a loop has this count in the
+	// function instance of that context (Node.Context); values from the
+	// program arguments keep TripArgument through calls.
+	TripParameter TripSource = "parameter"
+	TripArgument  TripSource = "argument" // program arguments (Options.Args)
+	TripBound     TripSource = "bound"    // the known side of a min or max (CHUNK in "n - i < CHUNK ? n - i : CHUNK")
+	TripDefault   TripSource = "default"  // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
 )
 
 // Default options.
@@ -171,6 +202,6 @@ type Node struct {
 	Func      *ir.Func
 	Path      string // the source file defining the function
 	Lang      ir.Lang
-	Context   string // the parameter values of this instance; "" for the generic one
+	Context   string // the calling context of this instance (see callContext.key); "" for the generic one
 	Reachable bool   // reached from the entry
 }

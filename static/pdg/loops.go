@@ -6,14 +6,26 @@ import (
 )
 
 // loop builds a loop node: its trip count from the bounds at entry, then
-// its body, walked once with every variable the body assigns unknown.
+// its body, walked once with every variable the body may change unknown
+// (constants declared outside the loop keep their values).
 func (w *walker) loop(l *ir.Loop, parent *Node) {
 	n := &Node{Kind: LoopNode, Name: string(l.Kind), Pos: l.Pos, EndLine: l.EndLine, LoopKind: l.Kind, Taken: -1}
 	n.Trip, n.TripSource = w.tripCount(l)
 	n.Work = ops(l.Cond, w.fortran()) + 1
-	assigned := assignedIn(l.Body, w.d.file.Lang)
+	assigned := w.assignedIn(l.Body)
 	if l.Var != "" {
 		assigned[l.Var] = true
+	}
+	declared := map[string]bool{}
+	visitStmts(l.Body, func(s ir.Stmt) {
+		if d, ok := s.(*ir.Decl); ok {
+			declared[d.Var.Name] = true
+		}
+	})
+	for name := range assigned {
+		if v := w.env.Var(name); v != nil && v.Const && !declared[name] && name != l.Var {
+			delete(assigned, name) // a PARAMETER or const passed by reference stays
+		}
 	}
 	for name := range assigned {
 		w.env.Kill(name)
@@ -74,6 +86,15 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return def, defSrc
 	}
+	if l.Kind == ir.RangeFor {
+		if r, ok := l.Cond.(ir.Ref); ok {
+			if s, ok := w.env.shapeOf(r.Name); ok {
+				return s.count(), tripSource(s.origin)
+			}
+		}
+		return def, defSrc
+	}
+	w.headQueries(l)
 	if t, ok := truth(Eval(l.Cond, w.env)); ok && !t {
 		if l.Kind == ir.DoWhile {
 			return 1, TripLiteral
@@ -132,10 +153,28 @@ func tripSource(o Origin) TripSource {
 		return TripConstant
 	case Propagated:
 		return TripPropagated
+	case Passed:
+		return TripParameter
 	case Argument:
 		return TripArgument
 	}
 	return TripBound
+}
+
+// headQueries records, before the trip count is worked out, the values of
+// the container size queries the front-end hoisted from a loop's
+// condition to the start of its body ("i < v.size()"), so that the
+// condition's bound is known at entry.
+func (w *walker) headQueries(l *ir.Loop) {
+	for _, st := range l.Body {
+		c, ok := st.(*ir.Call)
+		if !ok {
+			return
+		}
+		if v, ok := w.containerQuery(c); ok {
+			w.env.calls.set(c.Callee, v)
+		}
+	}
 }
 
 // counted returns the trip count of a loop from lo to hi by step.
@@ -251,8 +290,13 @@ func (w *walker) counterStep(body ir.Block, name string) (Value, bool) {
 	return step, true
 }
 
-// assignedIn returns the variables the statements of body may change.
-func assignedIn(body ir.Block, lang ir.Lang) map[string]bool {
+// assignedIn returns the variables the statements of body may change:
+// those they assign, declare, read into or count with, and those passed
+// by reference to calls that may change them (every such argument of a
+// routine the program does not define; for a program function, those its
+// effects name, and the host variables it assigns).
+func (w *walker) assignedIn(body ir.Block) map[string]bool {
+	lang := w.d.file.Lang
 	out := map[string]bool{}
 	visitStmts(body, func(s ir.Stmt) {
 		switch s := s.(type) {
@@ -264,8 +308,14 @@ func assignedIn(body ir.Block, lang ir.Lang) map[string]bool {
 			out[s.Var] = true
 		case *ir.Call:
 			out[s.Result] = true
-			for _, a := range s.Args {
-				out[addressed(a, lang)] = true
+			t, eff := w.b.calleeEffects(s, w.d, w.env)
+			for _, name := range changedArgs(s, lang, t.f, eff) {
+				out[name] = true
+			}
+			if eff != nil {
+				for name := range eff.nonlocal {
+					out[name] = true
+				}
 			}
 		case *ir.FortranIO:
 			if s.Op == "read" {

@@ -191,3 +191,124 @@ func (e *Env) bufferSize(x ir.Expr) (int64, bool) {
 	}
 	return 0, false
 }
+
+// shapeOf returns the extents of the array or container name: those
+// recorded at run (ALLOCATE, a container's construction or resize, an
+// array argument), its declared extents when they evaluate, or the
+// element count of a one-dimensional allocation.
+func (e *Env) shapeOf(name string) (shape, bool) {
+	if s, ok := e.shapes.m[name]; ok {
+		return s, true
+	}
+	v := e.Var(name)
+	if v == nil {
+		return shape{}, false
+	}
+	if len(v.Type.Dims) > 0 && v.Type.Pointer == 0 {
+		s := shape{dims: make([]int64, len(v.Type.Dims))}
+		ok := true
+		for k, d := range v.Type.Dims {
+			x := e.extentValue(d)
+			n, known := x.Int()
+			if d == nil || !known || n < 0 {
+				ok = false
+				break
+			}
+			s.dims[k] = n
+			s.origin = max(s.origin, x.Origin)
+		}
+		if ok {
+			return s, true
+		}
+	}
+	if n, ok := e.elems.m[name]; ok && len(v.Type.Dims) <= 1 {
+		return shape{dims: []int64{n}, origin: Propagated}, true
+	}
+	return shape{}, false
+}
+
+// extentValue evaluates one declared dimension (see extent) with the
+// origin of its value.
+func (e *Env) extentValue(d ir.Expr) Value {
+	if d == nil {
+		return Value{}
+	}
+	if b, ok := d.(ir.Binary); ok && b.Op == ":" {
+		n := binary("+", binary("-", e.eval(b.R, 0), e.eval(b.L, 0)), IntValue(1, Literal))
+		if i, ok := n.Int(); ok && i < 0 {
+			return IntValue(0, n.Origin)
+		}
+		return n
+	}
+	return e.eval(d, 0)
+}
+
+// lowerBound returns the lower bound of dimension k of the Fortran array
+// name: that of a declared "lo:hi" dimension, which the front-end writes
+// as the extent (hi - lo) + 1, else 1 (assumed-shape dummies, allocated
+// arrays, and bounds folded into literal extents, whose lower bound the
+// IR no longer has).
+func (e *Env) lowerBound(name string, k int) Value {
+	one := IntValue(1, Literal)
+	if _, run := e.shapes.m[name]; run {
+		return one
+	}
+	v := e.Var(name)
+	if v == nil || k >= len(v.Type.Dims) {
+		return one
+	}
+	switch d := v.Type.Dims[k].(type) {
+	case ir.Binary:
+		if d.Op == ":" {
+			return e.eval(d.L, 0)
+		}
+		if inner, ok := d.L.(ir.Binary); ok && d.Op == "+" && inner.Op == "-" {
+			if r, ok := d.R.(ir.Int); ok && r.V == 1 {
+				return e.eval(inner.R, 0)
+			}
+		}
+	}
+	return one
+}
+
+// arrayInquiry evaluates the Fortran intrinsics SIZE(a), SIZE(a, k),
+// LBOUND(a, k) and UBOUND(a, k) of an array whose extents are known. ok
+// is false when x is not one of them.
+func (e *Env) arrayInquiry(x ir.CallExpr, depth int) (v Value, ok bool) {
+	name := strings.ToLower(x.Callee)
+	if name != "size" && name != "lbound" && name != "ubound" || len(x.Args) == 0 || len(x.Args) > 3 {
+		return Value{}, false
+	}
+	r, isRef := x.Args[0].(ir.Ref)
+	if !isRef {
+		return Value{}, true
+	}
+	s, known := e.shapeOf(r.Name)
+	if !known {
+		return Value{}, true
+	}
+	if len(x.Args) == 1 {
+		if name == "size" {
+			return IntValue(s.count(), s.origin), true
+		}
+		if len(s.dims) != 1 {
+			return Value{}, true // the bounds of every dimension: an array
+		}
+	}
+	dim := IntValue(1, Literal)
+	if len(x.Args) > 1 {
+		dim = e.eval(x.Args[1], depth)
+	}
+	k, known := dim.Int()
+	if !known || k < 1 || int(k) > len(s.dims) {
+		return Value{}, true
+	}
+	extent := IntValue(s.dims[k-1], max(s.origin, dim.Origin))
+	switch name {
+	case "size":
+		return extent, true
+	case "lbound":
+		return e.lowerBound(r.Name, int(k-1)), true
+	}
+	return binary("-", binary("+", e.lowerBound(r.Name, int(k-1)), extent), IntValue(1, Literal)), true
+}

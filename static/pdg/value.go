@@ -27,7 +27,13 @@ const (
 	Literal    Origin = iota // written in the code
 	Constant                 // a #define, enumerator, const variable or PARAMETER
 	Propagated               // a variable assigned a constant
-	Argument                 // a program argument (Options.Args)
+	// Passed is a value a call gives its callee: an actual argument bound
+	// to a parameter (dummy argument), the extents of an array argument,
+	// or a host's variable seen by a Fortran internal procedure. The value
+	// itself came from literals, constants or propagation; one that came
+	// from the program arguments stays Argument.
+	Passed
+	Argument // a program argument (Options.Args)
 	// Bound is the known branch of a conditional whose condition is not
 	// known, as in "m = n - i < CHUNK ? n - i : CHUNK": the bound a
 	// chunked loop reaches on all but its last pass.

@@ -17,8 +17,8 @@ type walker struct {
 	env *Env
 }
 
-func (b *builder) newWalker(d funcDef, n *Node, vals []Value) *walker {
-	w := &walker{b: b, d: d, fn: n, env: b.funcEnv(d, vals)}
+func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
+	w := &walker{b: b, d: d, fn: n, env: b.funcEnv(d, ctx)}
 	for _, p := range d.f.Params {
 		if p.Type.Pointer == 0 && len(p.Type.Dims) == 0 {
 			if s, ok := baseSize(p.Type); ok {
@@ -78,11 +78,17 @@ func (w *walker) isParam(name string) bool {
 // file stream constructed with a name opens it.
 func (w *walker) decl(s *ir.Decl, parent *Node) {
 	v := s.Var
-	param := w.isParam(v.Name)
-	w.env.Declare(v)
-	if param {
-		return // a Fortran dummy argument's declaration: keep its value
+	if w.isParam(v.Name) {
+		// A Fortran dummy argument's declaration: keep its value and the
+		// extents it was passed.
+		s, shaped := w.env.shapes.m[v.Name]
+		w.env.Declare(v)
+		if shaped {
+			w.env.setShape(v.Name, s)
+		}
+		return
 	}
+	w.env.Declare(v)
 	if n, ok := w.env.typeSize(v.Type); ok {
 		w.fn.Stack += float64(n)
 	}
@@ -93,6 +99,9 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 	if v.Init != nil {
 		parent.Work += ops(v.Init, w.fortran()) + 1
 		w.env.Set(v.Name, Eval(v.Init, w.env))
+	}
+	if isContainer(v.Type.Name) && v.Type.Pointer == 0 && len(v.Type.Dims) == 0 {
+		w.containerDecl(v)
 	}
 }
 
@@ -122,6 +131,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 		val = ir.Binary{Op: strings.TrimSuffix(s.Op, "="), L: ir.Ref{Name: s.Target}, R: s.Value}
 	}
 	w.env.Set(s.Target, Eval(val, w.env))
+	w.containerAssign(s)
 }
 
 // call dispatches a call: through a pointer, a stream member or operator,
@@ -134,7 +144,10 @@ func (w *walker) call(c *ir.Call, parent *Node) {
 	if w.streamCall(c, parent) {
 		return
 	}
-	if d, ok := w.b.resolve(c.Callee, w.d.file); ok {
+	if w.containerCall(c, parent) {
+		return
+	}
+	if d, ok := w.b.resolveCall(c, w.d, w.env); ok {
 		w.userCall(d, c, parent)
 		return
 	}
@@ -145,8 +158,11 @@ func (w *walker) call(c *ir.Call, parent *Node) {
 	w.unknownCall(c, parent)
 }
 
-// userCall links a call to the callee's instance for the argument values,
-// unless that would recurse or go deeper than Options.MaxDepth.
+// userCall links a call to the callee's instance for the calling context
+// (the argument values, the extents of array arguments, the host
+// variables of an internal procedure), unless that would recurse or go
+// deeper than Options.MaxDepth. Then it forgets what the callee may have
+// changed.
 func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 	n := &Node{Kind: CallNode, Name: c.Callee, Pos: c.Pos, Taken: -1, Work: 1}
 	for _, a := range c.Args {
@@ -158,17 +174,58 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 	case w.b.depth >= w.b.opts.MaxDepth:
 		n.Cut = "depth"
 	default:
-		vals := make([]Value, len(d.f.Params))
-		for i := range vals {
-			if i < len(c.Args) {
-				vals[i] = Eval(c.Args[i], w.env)
-			}
-		}
-		n.Target = w.b.instance(d, "", vals)
+		n.Target = w.b.instance(d, w.callContext(d, c))
 	}
 	parent.Children = append(parent.Children, n)
-	w.killAddressed(c.Args)
+	w.killEffects(d, w.b.effectsOf(d), c)
 	w.setResult(c, Value{})
+}
+
+// killEffects forgets what a call c of the program function d, with
+// effects eff (nil: unknown, a recursive call), may change: the variables
+// passed by reference to parameters it may change, the containers and
+// arrays it may resize, and the host variables it assigns.
+func (w *walker) killEffects(d funcDef, eff *effects, c *ir.Call) {
+	for i, a := range c.Args {
+		if r, ok := a.(ir.Ref); ok && w.mayResize(eff, i, r.Name) {
+			w.env.forgetShape(r.Name)
+		}
+	}
+	w.killNames(changedArgs(c, w.d.file.Lang, d.f, eff))
+	if eff == nil {
+		return
+	}
+	for name := range eff.nonlocal {
+		if v := w.env.Var(name); v == nil || !v.Const {
+			w.env.Kill(name)
+		}
+	}
+	for name := range eff.reallocated {
+		w.env.forgetShape(name)
+	}
+}
+
+// mayResize reports whether a call with effects eff (nil: a routine the
+// program does not define) may change the extents of the variable name
+// passed as its argument i: a C++ container, unless the callee is known
+// not to resize it, or a Fortran array allocated at run that the callee
+// allocates or deallocates (other routines cannot without an explicit
+// interface, which programs seldom give library routines).
+func (w *walker) mayResize(eff *effects, i int, name string) bool {
+	resized := eff == nil || i >= len(eff.resized) || eff.resized[i]
+	if isContainer(w.typeName(name)) {
+		return resized
+	}
+	_, run := w.env.shapes.m[name]
+	return run && w.fortran() && eff != nil && resized
+}
+
+// typeName returns the type name of the variable name, or "".
+func (w *walker) typeName(name string) string {
+	if v := w.env.Var(name); v != nil {
+		return v.Type.Name
+	}
+	return ""
 }
 
 // unknownCall records a call the program does not define and the table
@@ -208,16 +265,27 @@ func (w *walker) setResult(c *ir.Call, v Value) {
 
 // killAddressed forgets the variables a call may modify.
 func (w *walker) killAddressed(args []ir.Expr) {
+	names := make([]string, 0, len(args))
 	for _, a := range args {
-		if name := addressed(a, w.d.file.Lang); name != "" {
-			if v, ok := w.env.vals.m[name]; ok && v.Kind == HandleVal {
-				continue // a handle passed by reference (Fortran unit, MPI_File) stays the same
-			}
-			if v := w.env.Var(name); v != nil && v.Const {
-				continue // a constant (a PARAMETER passed by reference) cannot change
-			}
-			w.env.Kill(name)
+		names = append(names, addressed(a, w.d.file.Lang))
+	}
+	w.killNames(names)
+}
+
+// killNames forgets the variables a call may modify, but for handles and
+// constants.
+func (w *walker) killNames(names []string) {
+	for _, name := range names {
+		if name == "" {
+			continue
 		}
+		if v, ok := w.env.vals.m[name]; ok && v.Kind == HandleVal {
+			continue // a handle passed by reference (Fortran unit, MPI_File) stays the same
+		}
+		if v := w.env.Var(name); v != nil && v.Const {
+			continue // a constant (a PARAMETER passed by reference) cannot change
+		}
+		w.env.Kill(name)
 	}
 }
 
@@ -290,11 +358,23 @@ func (w *walker) fortranAllocate(args []ir.Expr) float64 {
 		if !ok {
 			continue
 		}
-		n, ok := w.env.count(ix.Idx)
+		sh := shape{dims: make([]int64, len(ix.Idx))}
+		ok = true
+		for k, d := range ix.Idx {
+			x := w.env.extentValue(d)
+			e, known := x.Int()
+			if !known || e < 0 {
+				ok = false
+				break
+			}
+			sh.dims[k], sh.origin = e, max(sh.origin, x.Origin)
+		}
 		if !ok {
+			w.env.forgetShape(r.Name)
 			continue
 		}
-		w.env.elems.set(r.Name, n)
+		n := sh.count()
+		w.env.setShape(r.Name, sh)
 		if v := w.env.Var(r.Name); v != nil {
 			t := v.Type
 			t.Pointer = 0

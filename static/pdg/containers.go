@@ -1,0 +1,121 @@
+package pdg
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/iolens/iolens/static/ir"
+)
+
+// containerDecl records the size of a C++ container declared with one:
+// std::vector<T> v(n), std::vector<T> v(n, x), std::vector<T> w(v),
+// std::array<T, N> a.
+func (w *walker) containerDecl(v *ir.Var) {
+	if n, ok := w.arrayTypeExtent(v.Type.Name); ok {
+		w.env.setShape(v.Name, shape{dims: []int64{n.I}, origin: n.Origin})
+		return
+	}
+	ce, ok := v.Init.(ir.CallExpr)
+	if !ok || len(ce.Args) == 0 || len(ce.Args) > 2 || className(ce.Callee) != className(v.Type.Name) {
+		return
+	}
+	if r, ok := ce.Args[0].(ir.Ref); ok && len(ce.Args) == 1 && isContainer(w.typeName(r.Name)) {
+		if s, ok := w.env.shapeOf(r.Name); ok {
+			w.env.setShape(v.Name, s) // a copy
+		}
+		return
+	}
+	if n := Eval(ce.Args[0], w.env); n.Kind == Int && n.I >= 0 {
+		w.env.setShape(v.Name, shape{dims: []int64{n.I}, origin: n.Origin})
+	}
+}
+
+// arrayTypeExtent returns N of a std::array<T, N> type.
+func (w *walker) arrayTypeExtent(t string) (Value, bool) {
+	t = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(t), "const "), "std::")
+	if !strings.HasPrefix(t, "array<") || !strings.HasSuffix(t, ">") {
+		return Value{}, false
+	}
+	args := t[len("array<") : len(t)-1]
+	i := strings.LastIndexByte(args, ',')
+	if i < 0 {
+		return Value{}, false
+	}
+	n := strings.TrimSpace(args[i+1:])
+	if k, err := strconv.ParseInt(strings.TrimRight(n, "uUlL"), 0, 64); err == nil {
+		return IntValue(k, Literal), true
+	}
+	v := Eval(ir.Ref{Name: n}, w.env)
+	return v, v.Kind == Int && v.I >= 0
+}
+
+// containerCall handles a member call on a C++ container whose size the
+// analysis follows: size() and length() return it, empty() tests it,
+// resize(n), assign(n, x) and clear() set it, other modifiers (push_back,
+// insert, erase...) make it unknown. It reports false when c is not a
+// member call on a container variable.
+func (w *walker) containerCall(c *ir.Call, parent *Node) bool {
+	r, ok := c.Receiver.(ir.Ref)
+	if !ok || !isContainer(w.typeName(r.Name)) {
+		return false
+	}
+	w.unknownCall(c, parent)
+	if v, ok := w.containerQuery(c); ok {
+		w.setResult(c, v)
+		return true
+	}
+	switch c.Callee {
+	case "resize", "assign":
+		if len(c.Args) > 0 {
+			if n := Eval(c.Args[0], w.env); n.Kind == Int && n.I >= 0 {
+				w.env.setShape(r.Name, shape{dims: []int64{n.I}, origin: n.Origin})
+				return true
+			}
+		}
+		w.env.forgetShape(r.Name)
+	case "clear":
+		w.env.setShape(r.Name, shape{dims: []int64{0}, origin: Literal})
+	default:
+		if resizes(c.Callee) {
+			w.env.forgetShape(r.Name)
+		}
+	}
+	return true
+}
+
+// containerQuery returns the value of size(), length() or empty() called
+// on a container of known size, and false for other calls.
+func (w *walker) containerQuery(c *ir.Call) (Value, bool) {
+	r, ok := c.Receiver.(ir.Ref)
+	if !ok || !isContainer(w.typeName(r.Name)) {
+		return Value{}, false
+	}
+	switch c.Callee {
+	case "size", "length", "empty":
+	default:
+		return Value{}, false
+	}
+	s, ok := w.env.shapeOf(r.Name)
+	if !ok {
+		return Value{}, false
+	}
+	if c.Callee == "empty" {
+		return boolValue(s.count() == 0, s.origin), true
+	}
+	return IntValue(s.count(), s.origin), true
+}
+
+// containerAssign follows a whole assignment to a container: a copy of
+// another takes its size; any other value makes it unknown.
+func (w *walker) containerAssign(s *ir.Assign) {
+	if s.Partial || !isContainer(w.typeName(s.Target)) {
+		return
+	}
+	if r, ok := s.Value.(ir.Ref); ok && s.Op == "=" {
+		if sh, ok := w.env.shapeOf(r.Name); ok {
+			w.env.setShape(s.Target, sh)
+			return
+		}
+	}
+	w.env.forgetShape(s.Target)
+}
