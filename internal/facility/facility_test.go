@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/iolens/iolens/internal/cli"
 	"github.com/iolens/iolens/internal/fixture"
 )
@@ -170,4 +172,21 @@ func TestServe(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop on SIGINT")
 	}
+}
+
+// TestHelp checks that every facility command, and each subcommand, has
+// help with an example.
+func TestHelp(t *testing.T) {
+	var check func(path []string, cmds []*cobra.Command)
+	check = func(path []string, cmds []*cobra.Command) {
+		for _, c := range cmds {
+			args := append(append([]string{}, path...), c.Name())
+			code, out, errOut := iolens(t, "", append(args, "--help")...)
+			if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "iolens "+strings.Join(args, " ")) {
+				t.Errorf("%v --help: exit %d, no example of its own:\n%s%s", args, code, out, errOut)
+			}
+			check(args, c.Commands())
+		}
+	}
+	check(nil, Commands(cli.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}))
 }

@@ -14,10 +14,11 @@ import (
 func newStoreCmd(s cli.Streams) *cobra.Command {
 	var store string
 	cmd := &cobra.Command{
-		Use:   "store",
-		Short: "Maintain the facility dataset (compact)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Use:     "store",
+		Short:   "Maintain the facility dataset (compact)",
+		Example: "  iolens store compact --store /data/io      # nightly, after the ingest",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	var minAge time.Duration
 	compact := &cobra.Command{
