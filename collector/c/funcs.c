@@ -7,7 +7,9 @@
  * Each thread keeps a stack of open frames {function, wall and I/O ticks at
  * entry}. Every outermost intercepted operation (iol_op_end in iolens.h)
  * adds its duration to the thread's I/O ticks and to the self I/O of the
- * innermost frame. On exit a frame adds a call, and, if it is the
+ * innermost frame. A span (a Fortran I/O statement, a C++ stream operation:
+ * iol_span_end in iolens.h) adds its duration less the operations inside it
+ * the same way. On exit a frame adds a call, and, if it is the
  * outermost frame of its function on the thread, its inclusive wall and
  * I/O ticks, to the function's block in the store (struct iol_func_block),
  * found through a lock-free table keyed by function address.
@@ -49,6 +51,7 @@ struct iol_fn_stack {
 	uint32_t n;    /* frames in use */
 	uint32_t lost; /* open frames beyond the cap */
 	uint32_t busy; /* inside a hook: a signal handler's frames are skipped */
+	iol_tick spare; /* self I/O of a span ending with no frame to take it */
 	uint16_t open[IOL_FN_BLOOM]; /* open frames by function hash */
 	struct iol_frame f[IOL_FN_DEPTH];
 };
@@ -255,6 +258,21 @@ void iol_fn_io(iol_tick t1, iol_tick t2)
 	s->io += d;
 	if (s->n && !s->lost)
 		s->f[s->n - 1].self += d;
+}
+
+iol_tick iol_fn_io_mark(void)
+{
+	struct iol_fn_stack *s = stack;
+	return s ? s->io : 0;
+}
+
+iol_tick *iol_fn_io_sinks(iol_tick **self)
+{
+	struct iol_fn_stack *s = stack;
+	if (!s)
+		return NULL;
+	*self = s->n && !s->lost ? &s->f[s->n - 1].self : &s->spare;
+	return &s->io;
 }
 
 __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site)

@@ -85,6 +85,49 @@ static inline iol_tick iol_op_end(iol_tick t1)
 	return t2;
 }
 
+/* Spans: a call of a language runtime (a Fortran I/O statement, a C++
+ * stream operation; fortran.c, cxx.c) timed whole as I/O, for function
+ * profiles only:
+ *   if (iol_span_on()) { t1 = iol_now(); io1 = iol_fn_io_mark(); }
+ *   ...real calls...
+ *   iol_span_end(t1, io1);
+ * A span may begin only when iol_span_on(): the thread is profiled and no
+ * intercepted operation is in progress. Unlike iol_op_begin/iol_op_end it
+ * leaves iol_fn_state alone: the intercepted operations inside it (the
+ * runtime's write calls, nested spans) time themselves, and the span adds
+ * the rest of its duration. A span that never ends (an exception thrown
+ * through it, a statement whose *_done never comes) thus loses only its own
+ * time. */
+static inline int iol_span_on(void)
+{
+	return iol_fn_state == IOL_FN_ON;
+}
+/* The thread's I/O ticks so far (0 if it is not profiled). */
+IOL_HIDDEN iol_tick iol_fn_io_mark(void);
+/* Where the ticks of a span ending now go: the thread's I/O ticks
+ * (returned; NULL if the thread is not profiled) and the self I/O of its
+ * innermost frame (*self). */
+IOL_HIDDEN iol_tick *iol_fn_io_sinks(iol_tick **self);
+/* Ends a span that began at t1 when iol_fn_io_mark() returned io1: adds its
+ * duration, less the I/O ticks accounted inside it, to the thread's I/O
+ * time. The work is done before the closing time stamp, so that little of
+ * the span's own cost falls outside it. */
+static inline void iol_span_end(iol_tick t1, iol_tick io1)
+{
+	iol_tick *self;
+	iol_tick *io = iol_fn_io_sinks(&self);
+	if (!io)
+		return;
+	/* The operations inside the span do not overlap (only outermost ones
+	 * count) and lie within it. */
+	iol_tick start = t1 + (*io - io1);
+	int64_t d = (int64_t)(iol_now() - start);
+	if (d > 0) {
+		*io += (iol_tick)d;
+		*self += (iol_tick)d;
+	}
+}
+
 /* Resolves the next definition of a wrapped function into real_<name>. The
  * pointer variable must be declared with IOL_REAL_DECL. */
 #define IOL_REAL_DECL(ret, name, args) static ret(*real_##name) args
