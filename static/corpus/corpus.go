@@ -31,11 +31,21 @@ const (
 	LangFortran = "fortran"
 )
 
+// Sets of Manifest.Set: a training corpus is what the model is fitted and
+// cross-validated on; a test set is held out, for evaluation only.
+const (
+	SetTrain = "train"
+	SetTest  = "test"
+)
+
 // Manifest lists the programs of a corpus.
 type Manifest struct {
 	// Dir is the corpus directory (where Load found the manifest).
-	Dir      string    `json:"-"`
-	Comment  string    `json:"comment,omitempty"`
+	Dir     string `json:"-"`
+	Comment string `json:"comment,omitempty"`
+	// Set says what the programs are for: SetTrain (the default when
+	// empty) or SetTest, programs that must never be used for fitting.
+	Set      string    `json:"set,omitempty"`
 	Programs []Program `json:"programs"`
 }
 
@@ -60,9 +70,9 @@ type Program struct {
 	Dir string `json:"-"`
 }
 
-// Load reads the manifest of the corpus in dir and checks it: every
-// program has a unique name, a known language, sources that exist, a build
-// template with {out} and {src}, and at least one rank.
+// Load reads the manifest of the corpus in dir and checks it: the set is
+// known, every program has a unique name, a known language, sources that
+// exist, a build template with {out} and {src}, and at least one rank.
 func Load(dir string) (Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	data, err := os.ReadFile(path)
@@ -76,6 +86,9 @@ func Load(dir string) (Manifest, error) {
 	m.Dir = dir
 	seen := make(map[string]bool)
 	var errs []error
+	if m.Set != "" && m.Set != SetTrain && m.Set != SetTest {
+		errs = append(errs, fmt.Errorf("unknown set %q (want %q or %q)", m.Set, SetTrain, SetTest))
+	}
 	for i := range m.Programs {
 		p := &m.Programs[i]
 		p.Dir = dir
@@ -92,6 +105,9 @@ func Load(dir string) (Manifest, error) {
 	}
 	return m, nil
 }
+
+// IsTest reports whether the manifest is a held-out test set.
+func (m Manifest) IsTest() bool { return m.Set == SetTest }
 
 // Program returns the program named name.
 func (m Manifest) Program(name string) (Program, bool) {

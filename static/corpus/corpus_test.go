@@ -43,6 +43,7 @@ func TestLoadErrors(t *testing.T) {
 		"source":    `{"programs": [{"name": "a", "language": "c", "sources": ["missing.c"], "build": ["cc", "-o", "{out}", "{src}"], "ranks": 1}]}`,
 		"template":  `{"programs": [{"name": "a", "language": "c", "sources": ["a.c"], "build": ["cc", "{src}"], "ranks": 1}]}`,
 		"ranks":     `{"programs": [{"name": "a", "language": "c", "sources": ["a.c"], "build": ["cc", "-o", "{out}", "{src}"]}]}`,
+		"set":       `{"set": "validation", "programs": [{"name": "a", "language": "c", "sources": ["a.c"], "build": ["cc", "-o", "{out}", "{src}"], "ranks": 1}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

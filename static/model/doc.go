@@ -16,5 +16,6 @@
 // CrossValidate measures how well such fits generalise. Default returns
 // the model shipped in cioc-v1.json, fitted by "iolens static train" on the
 // corpus of workload programs in testdata/static/corpus measured with the
-// collector.
+// collector; the programs of the held-out test set, testdata/static/test,
+// are only used to evaluate it.
 package model

@@ -2,6 +2,12 @@
 // measures the I/O intensity of each program's functions under the
 // collector (static/corpus), predicts the same functions' parameters from
 // their source (static), and fits the model on the pairs (static/model).
+//
+// The programs are split: the model is fitted and cross-validated on a
+// training corpus only, then evaluated on a held-out test set of other
+// programs (class accuracy, mean absolute error and bottleneck recall, see
+// TestResult). Run refuses to train on a test-set program (see Check and
+// CheckSplit).
 package train
 
 import (
@@ -29,9 +35,19 @@ const DefaultRuns = 3
 
 // Options control Run.
 type Options struct {
-	// Corpus is the directory of the corpus manifest.
+	// Corpus is the directory of the training corpus manifest: the model
+	// is fitted and cross-validated on its programs only. A manifest
+	// marked as a test set (corpus.SetTest) is refused.
 	Corpus string
-	// Programs restricts the run to these programs (all when empty).
+	// Test is the directory of the held-out test set manifest, marked as
+	// such, whose programs are never fitted on: after the fit, the fitted
+	// and the shipped models are evaluated on them (see TestResult).
+	// Empty means no test-set evaluation. The two sets must not share a
+	// program name or a source file (see CheckSplit).
+	Test string
+	// Programs restricts the training to these programs of the corpus
+	// (all when empty); naming a program the corpus does not have, or
+	// one of the test set, is an error.
 	Programs []string
 	// Folds of the cross-validation; 0 means leave-one-out.
 	Folds int
@@ -46,6 +62,9 @@ type Options struct {
 	Measure corpus.Options
 	// Version names the fitted model.
 	Version string
+	// TopK is how many of the functions the static ranking puts first
+	// count for bottleneck recall (DefaultTopK when 0).
+	TopK int
 	// Log receives progress, one line per program; nil discards it.
 	Log io.Writer
 }
@@ -69,11 +88,17 @@ type Result struct {
 	// score of the shipped model on the same samples.
 	CV      model.CVResult
 	PriorCV model.CVResult
+	// Test is the evaluation on the held-out test set; nil without
+	// Options.Test.
+	Test *TestResult
 }
 
-// Run measures the corpus, analyses its sources and fits the model.
+// Run measures the training corpus, analyses its sources and fits and
+// cross-validates the model on it; then, with Options.Test, it measures
+// the test set and evaluates the fitted and the shipped models on it. The
+// split is checked before anything is measured.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	man, err := corpus.Load(opts.Corpus)
+	man, test, err := loadSplit(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +140,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("cross-validating the model: %w", err)
 	}
 	res.PriorCV = score(res.Samples, func(s Sample) float64 { return s.Prior })
+	if test != nil {
+		if res.Test, err = evaluate(ctx, *test, res.Model, opts, minWall); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 
@@ -125,6 +155,16 @@ func programSamples(ctx context.Context, prog corpus.Program, opts Options, minW
 	if err != nil {
 		return nil, err
 	}
+	an, err := analyze(ctx, prog, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	return pair(prog.Name, meas, an, minWall), nil
+}
+
+// analyze runs the static analysis of prog's sources with model m (nil:
+// the shipped model), with the program's arguments and ranks.
+func analyze(ctx context.Context, prog corpus.Program, opts Options, m *model.Model) (*static.Result, error) {
 	files := make([]string, len(prog.Sources))
 	for i, s := range prog.Sources {
 		files[i] = filepath.Join(prog.Dir, s)
@@ -133,10 +173,17 @@ func programSamples(ctx context.Context, prog corpus.Program, opts Options, minW
 	for i, a := range prog.Args {
 		args[i] = strings.ReplaceAll(a, "{dir}", "out")
 	}
-	an, err := static.Analyze(ctx, files, static.Options{Args: args, System: opts.System, Procs: max(prog.Ranks, 1)})
+	an, err := static.Analyze(ctx, files, static.Options{Args: args, System: opts.System, Procs: max(prog.Ranks, 1), Model: m})
 	if err != nil {
 		return nil, fmt.Errorf("analysing %s: %w", prog.Name, err)
 	}
+	return an, nil
+}
+
+// pair returns the samples of a program: its measured functions of at
+// least minWall that the analysis found as reachable function blocks,
+// with their static parameters.
+func pair(program string, meas []corpus.Function, an *static.Result, minWall float64) []Sample {
 	funcs := map[string]features.Params{}
 	for _, b := range an.Blocks {
 		if b.Kind == features.FunctionBlock && !b.Unreachable {
@@ -151,13 +198,13 @@ func programSamples(ctx context.Context, prog corpus.Program, opts Options, minW
 		if !ok || f.Wall < minWall {
 			continue
 		}
-		out = append(out, Sample{Program: prog.Name, Function: f.Name, Wall: f.Wall, Measured: f.Intensity, Params: p})
+		out = append(out, Sample{Program: program, Function: f.Name, Wall: f.Wall, Measured: f.Intensity, Params: p})
 	}
-	return out, nil
+	return out
 }
 
 // measure runs prog opts.Runs times and returns, per function measured in
-// every run, the median wall time and the median intensity, in the order
+// every run, the median wall time, I/O times and intensity, in the order
 // of the first run.
 func measure(ctx context.Context, prog corpus.Program, opts Options) ([]corpus.Function, error) {
 	runs := opts.Runs
@@ -167,6 +214,8 @@ func measure(ctx context.Context, prog corpus.Program, opts Options) ([]corpus.F
 	var first []corpus.Function
 	walls := map[string][]float64{}
 	intensities := map[string][]float64{}
+	ios := map[string][]float64{}
+	selfs := map[string][]float64{}
 	for range runs {
 		m, err := corpus.Measure(ctx, prog, opts.Measure)
 		if err != nil {
@@ -178,6 +227,8 @@ func measure(ctx context.Context, prog corpus.Program, opts Options) ([]corpus.F
 		for _, f := range m.Functions {
 			walls[f.Name] = append(walls[f.Name], f.Wall)
 			intensities[f.Name] = append(intensities[f.Name], f.Intensity)
+			ios[f.Name] = append(ios[f.Name], f.IOTime)
+			selfs[f.Name] = append(selfs[f.Name], f.SelfIO)
 		}
 	}
 	var out []corpus.Function
@@ -186,6 +237,7 @@ func measure(ctx context.Context, prog corpus.Program, opts Options) ([]corpus.F
 			continue
 		}
 		f.Wall, f.Intensity = median(walls[f.Name]), median(intensities[f.Name])
+		f.IOTime, f.SelfIO = median(ios[f.Name]), median(selfs[f.Name])
 		out = append(out, f)
 	}
 	return out, nil
@@ -204,14 +256,22 @@ func median(v []float64) float64 {
 
 // score is the accuracy and mean absolute error of fixed predictions.
 func score(samples []Sample, predict func(Sample) float64) model.CVResult {
-	r := model.CVResult{N: len(samples)}
-	for _, s := range samples {
-		p := predict(s)
-		r.Predicted = append(r.Predicted, p)
-		if model.ClassOf(p) == model.ClassOf(s.Measured) {
+	pred, meas := make([]float64, len(samples)), make([]float64, len(samples))
+	for i, s := range samples {
+		pred[i], meas[i] = predict(s), s.Measured
+	}
+	return scoreValues(pred, meas)
+}
+
+// scoreValues is the class accuracy and mean absolute error of the
+// predictions pred of the measured intensities meas.
+func scoreValues(pred, meas []float64) model.CVResult {
+	r := model.CVResult{N: len(pred), Predicted: pred}
+	for i, p := range pred {
+		if model.ClassOf(p) == model.ClassOf(meas[i]) {
 			r.Accuracy++
 		}
-		r.MAE += abs(p - s.Measured)
+		r.MAE += abs(p - meas[i])
 	}
 	if r.N > 0 {
 		r.Accuracy /= float64(r.N)
