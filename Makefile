@@ -16,7 +16,7 @@ DEMO_PACKAGES := gcc libc6-dev openmpi-bin libopenmpi-dev
 # Where `make demo` writes its program, log and page.
 DEMO_DIR  ?= demo/out
 
-.PHONY: all build test demo bench bench-compare bench-prefetch bench-tune fuzz deps clean
+.PHONY: all build test demo bench bench-compare bench-prefetch bench-tune bench-store fuzz deps clean
 .PHONY: vendor-echarts
 
 all: build
@@ -71,6 +71,20 @@ TUNE_DIR ?= /var/tmp/iolens-bench-tune
 bench-tune: build
 	@sh scripts/debian-packages.sh $(DEMO_PACKAGES)
 	$(GO) run ./bench/tune -dir $(TUNE_DIR)
+
+# The facility dataset at scale: STORE_LOGS synthetic logs generated once
+# into STORE_DIR (7 GB for 100,000), ingested from a cold page cache at 10,000
+# and STORE_LOGS logs (logs/s, peak RSS), counter-only logs, two ingesters
+# into one dataset, sharded ingests and store compact, the baseline of one
+# parser process per log and of parse --json loaded into DuckDB, then the
+# overview, top-N, job list and web pages on the largest ingest replicated
+# STORE_REPLICAS times (1,000,000 jobs). DARSHAN_PARSER=/path/to/darshan-parser
+# times it as the baseline instead of iolens parse.
+STORE_DIR ?= /var/tmp/iolens-bench-store
+STORE_LOGS ?= 100000
+STORE_REPLICAS ?= 10
+bench-store: build
+	$(GO) run ./bench/store -bench $(STORE_DIR) -iolens $(BIN) -sizes 10000,$(STORE_LOGS) -replicas $(STORE_REPLICAS)
 
 # Run every fuzz target of every package for FUZZTIME each.
 fuzz:

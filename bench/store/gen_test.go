@@ -17,9 +17,9 @@ import (
 	"github.com/iolens/iolens/darshan"
 )
 
-// listLogs returns the paths, relative to dir, of every file under dir, and
+// generatedFiles returns the paths, relative to dir, of every file under dir, and
 // fails the test on a directory or file with the wrong permissions.
-func listLogs(t *testing.T, dir string) []string {
+func generatedFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var rels []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -63,7 +63,7 @@ func TestGenerate(t *testing.T) {
 	if calls != n || last != n {
 		t.Errorf("progress called %d times, last with %d; want %d and %d", calls, last, n, n)
 	}
-	rels := listLogs(t, dir)
+	rels := generatedFiles(t, dir)
 	if len(rels) != n {
 		t.Fatalf("%d files, want %d: %v", len(rels), n, rels)
 	}
@@ -91,7 +91,7 @@ func TestGenerate(t *testing.T) {
 	if err := generateWith(dir2, n, 1, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
-	if rels2 := listLogs(t, dir2); !slices.Equal(rels, rels2) {
+	if rels2 := generatedFiles(t, dir2); !slices.Equal(rels, rels2) {
 		t.Fatalf("second run wrote other files:\n%v\n%v", rels, rels2)
 	}
 	for _, rel := range rels {
@@ -118,7 +118,7 @@ func TestGenerateSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if ra, rb := listLogs(t, a), listLogs(t, b); slices.Equal(ra, rb) {
+	if ra, rb := generatedFiles(t, a), generatedFiles(t, b); slices.Equal(ra, rb) {
 		t.Errorf("seeds 10 and 11 wrote the same files %v", ra)
 	}
 	if err := generate(t.TempDir(), 0, 1, nil); err != nil {
