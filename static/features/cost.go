@@ -19,7 +19,8 @@ const (
 	FortranUnformattedBuffer = 128 << 10
 )
 
-// CPU costs of I/O runtimes, in operations of Params.Work.
+// CPU costs of I/O runtimes, in operations (Params.RuntimeOps, and
+// Params.FormatItems times FormatOpsPerItem).
 const (
 	// FormatOpsPerItem is the cost of converting one value between text
 	// and binary (printf's %g, scanf's %lf, <<, a formatted Fortran item).
@@ -35,11 +36,11 @@ const (
 
 // runtimeCost returns the parameters one execution of an I/O call adds to
 // the physical estimate: the requests reaching the operating system, the
-// intercepted STDIO calls and their conversions, syncs, file creations
-// (opens that create or truncate, appends excepted: those usually find
-// the file there), and parallel-I/O calls; and as Work the CPU the runtimes of C++ streams and Fortran
-// spend outside any intercepted call (their conversions), which the
-// collector measures as compute.
+// intercepted STDIO calls, the work of the Fortran and C++ stream runtimes
+// inside a statement, and the conversions of all three (the collector
+// times a whole Fortran I/O statement or stream operation as I/O), syncs,
+// file creations (opens that create or truncate, appends excepted: those
+// usually find the file there), and parallel-I/O calls.
 func runtimeCost(io *pdg.IO) Params {
 	var p Params
 	op := io.Sem.Op
@@ -81,16 +82,16 @@ func runtimeCost(io *pdg.IO) Params {
 		}
 	case iosem.Stream:
 		p.Kernel = drained(io, StreamBuffer)
-		p.Work = StreamCallOps
+		p.RuntimeOps = StreamCallOps
 		if formatted {
-			p.Work += items * FormatOpsPerItem
+			p.FormatItems = items
 		}
 	case iosem.Fortran:
-		p.Work = FortranCallOps
+		p.RuntimeOps = FortranCallOps
 		switch {
 		case formatted:
 			p.Kernel = drained(io, FortranFormattedBuffer)
-			p.Work += items * FormatOpsPerItem
+			p.FormatItems = items
 		case io.Random:
 			p.Kernel = 2 // a seek and a transfer per record
 		default:

@@ -3,6 +3,7 @@ package features
 import (
 	"testing"
 
+	"github.com/iolens/iolens/static/cfront"
 	"github.com/iolens/iolens/static/fortran"
 	"github.com/iolens/iolens/static/ir"
 	"github.com/iolens/iolens/static/pdg"
@@ -81,5 +82,68 @@ func TestFortranParameterArgument(t *testing.T) {
 	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
 	if p := find(t, blocks, FunctionBlock, "save").Params; p.Calls != 4000 {
 		t.Errorf("SAVE writes %v times, want 4000: %+v", p.Calls, p)
+	}
+}
+
+// TestRuntimeWorkIsIO: the collector times a whole Fortran I/O statement
+// or C++ stream operation as I/O, so their conversions and the runtime's
+// own work are I/O parameters (FormatItems, RuntimeOps), not Work.
+func TestRuntimeWorkIsIO(t *testing.T) {
+	src := []byte(`subroutine dump(a, n)
+  integer, intent(in) :: n
+  real(8), intent(in) :: a(n)
+  integer :: i
+  do i = 1, n
+     write(10, '(I8,1X,ES24.16)') i, a(i)
+  end do
+end subroutine
+program p
+  integer, parameter :: n = 1000
+  real(8) :: a(n)
+  a = 1.0d0
+  open(10, file='out.txt', form='formatted')
+  call dump(a, n)
+  close(10)
+end program
+`)
+	f, err := fortran.Parse("p.f90", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	p := find(t, blocks, FunctionBlock, "dump").Params
+	if p.Calls != 1000 || p.FormatItems != 2000 || p.RuntimeOps != 1000*FortranCallOps {
+		t.Errorf("dump: calls %v, format items %v, runtime ops %v; want 1000, 2000, %v", p.Calls, p.FormatItems, p.RuntimeOps, 1000*FortranCallOps)
+	}
+	// The loop's own iterations remain compute, the formatting does not.
+	if p.Work >= 1000*FormatOpsPerItem {
+		t.Errorf("dump: work %v includes the formatting", p.Work)
+	}
+}
+
+// TestStreamWorkIsIO: the same for C++ file streams.
+func TestStreamWorkIsIO(t *testing.T) {
+	src := []byte(`#include <fstream>
+void dump(const double *a, int n) {
+  std::ofstream out("out.csv");
+  for (int i = 0; i < n; i++)
+    out << i << ',' << a[i] << '\n';
+}
+int main() {
+  static double a[500];
+  dump(a, 500);
+  return 0;
+}
+`)
+	f, err := cfront.Parse("p.cpp", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	p := find(t, blocks, FunctionBlock, "dump").Params
+	// One statement of four insertions per line.
+	if p.Calls != 500 || p.FormatItems != 2000 || p.RuntimeOps != 500*StreamCallOps || p.Work >= 2000*FormatOpsPerItem {
+		t.Errorf("dump: calls %v, format items %v, runtime ops %v, work %v; want 500, 2000, %v and work without the formatting",
+			p.Calls, p.FormatItems, p.RuntimeOps, p.Work, 500*StreamCallOps)
 	}
 }

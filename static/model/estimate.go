@@ -32,7 +32,8 @@ type Times struct {
 	Kernel   float64 `json:"kernel"`   // system calls: requests and buffer flushes
 	Data     float64 `json:"data"`     // bytes moved, at page-cache or device bandwidth
 	Buffered float64 `json:"buffered"` // STDIO calls served from the stream's buffer
-	Format   float64 `json:"format"`   // text conversions inside STDIO calls
+	Format   float64 `json:"format"`   // text conversions inside STDIO calls, Fortran statements and stream operations
+	Runtime  float64 `json:"runtime"`  // the Fortran and C++ stream runtimes' own work in a statement
 	Sync     float64 `json:"sync"`     // syncs to storage
 	Meta     float64 `json:"meta"`     // open, close, stat, seek
 	Create   float64 `json:"create"`   // file creations beyond their open
@@ -43,7 +44,7 @@ type Times struct {
 
 // IO is the estimated I/O time: every term but Compute.
 func (t Times) IO() float64 {
-	return t.Kernel + t.Data + t.Buffered + t.Format + t.Sync + t.Meta + t.Create + t.Parallel + t.Random
+	return t.Kernel + t.Data + t.Buffered + t.Format + t.Runtime + t.Sync + t.Meta + t.Create + t.Parallel + t.Random
 }
 
 // IOShare is IO / (IO + Compute), 0 when both are 0.
@@ -61,6 +62,7 @@ func (t Times) IOShare() float64 {
 //	Data     = P3 / (bandwidth / c)
 //	Buffered = buffered calls × BufferedCallOps × SecondsPerOp
 //	Format   = format items × features.FormatOpsPerItem × SecondsPerOp
+//	Runtime  = runtime ops × SecondsPerOp
 //	Sync     = syncs × SyncLatency × c
 //	Meta     = Metadata × MetaLatency
 //	Create   = creates × (CreateLatency − MetaLatency)
@@ -81,6 +83,7 @@ func EstimateTimes(p features.Params, sys sysprof.System) Times {
 		Kernel:   nonneg(p.Kernel) * sys.OpLatency,
 		Buffered: nonneg(p.Buffered) * BufferedCallOps * sys.SecondsPerOp,
 		Format:   nonneg(p.FormatItems) * features.FormatOpsPerItem * sys.SecondsPerOp,
+		Runtime:  nonneg(p.RuntimeOps) * sys.SecondsPerOp,
 		Sync:     nonneg(p.Syncs) * sys.SyncLatency * c,
 		Meta:     nonneg(p.Metadata) * sys.MetaLatency,
 		Create:   nonneg(p.Creates) * max(0, sys.CreateLatency-sys.MetaLatency),
