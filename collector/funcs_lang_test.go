@@ -329,3 +329,47 @@ func TestCxxStreamLayout(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestFunctionProfileFileSystemMeta: file-system metadata calls that
+// Darshan does not record are timed as I/O in function profiles, and
+// leave the counters alone.
+func TestFunctionProfileFileSystemMeta(t *testing.T) {
+	needTool(t, "cc")
+	src, err := filepath.Abs(filepath.Join("testdata", "funcs", "fsmeta.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(t.TempDir(), "fsmeta")
+	if out, err := exec.Command("cc", "-O2", "-g", "-finstrument-functions", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	const n = 500
+	var p langProfiles
+	var first runResult
+	var firstDir string
+	want := ioShares{"make_dirs": 0.9, "remove_dirs": 0.9, "check_access": 0.9, "resize": 0.9, "preallocate": 0.9}
+	for len(p) < langAttempts && (len(p) == 0 || !p.reach(want)) {
+		dir := t.TempDir()
+		var stderr strings.Builder
+		res := runCollected(t, RunOptions{Functions: true, Stdout: &strings.Builder{}, Stderr: &stderr}, nil, prog, dir, strconv.Itoa(n))
+		if res.Result.ExitCode != 0 || len(res.Logs) != 1 {
+			t.Fatalf("fsmeta exited with %d, %d logs\n%s", res.Result.ExitCode, len(res.Logs), stderr.String())
+		}
+		if len(p) == 0 {
+			first, firstDir = res, dir
+		}
+		p = append(p, byName(res.Result.Functions))
+	}
+	wantIOBound(t, p, want, 1, nil)
+	// remove_files also creates the files with fopen and fclose; remove
+	// must count as well (its unlink is inside libc).
+	if s, _ := p.best("remove_files"); s.Intensity() < 0.9 {
+		t.Errorf("remove_files: I/O %g s of %g s", s.IOTime, s.Wall)
+	}
+	// No counter: the directories and the files p1-p3 have no records
+	// beyond their opens.
+	c := counters(t, first.Logs[0], darshan.ModPOSIX, filepath.Join(firstDir, "p0"))
+	if c["POSIX_OPENS"] != 1 || c["POSIX_STATS"] != 0 || c["POSIX_WRITES"] != 0 {
+		t.Errorf("p0 counters %v, want 1 open and nothing else", c)
+	}
+}
