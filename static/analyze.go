@@ -109,6 +109,10 @@ type Block struct {
 	Unreachable bool     `json:"unreachable,omitempty"`
 }
 
+// Ranked reports whether b is one of the blocks `iolens static` ranks as
+// bottlenecks: not a file, with estimated I/O.
+func (b *Block) Ranked() bool { return b.Kind != features.FileBlock && b.IOTime > 0 }
+
 // Features are a block's raw parameters P1–P15 and its normalised
 // variables X1–X16 by name.
 type Features struct {

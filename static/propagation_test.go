@@ -9,52 +9,16 @@ import (
 	"github.com/iolens/iolens/static/iosem"
 )
 
-// solverF90 is the program of issue 17: dump writes one formatted line
-// per element of its dummy argument a(n), where n is the main program's
-// PARAMETER passed on each of 3 time steps; the internal WRITE that
-// makes the file name is not file I/O.
-const solverF90 = `program solver
-  implicit none
-  integer, parameter :: n = 200000
-  integer :: step
-  real(8) :: u(n)
-  u = 1.0d0
-  do step = 1, 3
-     call relax(u, n)
-     call dump(u, n, step)
-  end do
-contains
-  subroutine relax(a, m)
-    integer, intent(in) :: m
-    real(8), intent(inout) :: a(m)
-    integer :: i
-    do i = 2, m - 1
-       a(i) = 0.5d0 * (a(i-1) + a(i+1))
-    end do
-  end subroutine
-end program
-
-subroutine dump(a, n, step)
-  integer, intent(in) :: n, step
-  real(8), intent(in) :: a(n)
-  integer :: i
-  character(len=32) :: name
-  write(name, '(A,I0,A)') 'out_', step, '.txt'
-  open(10, file=name, form='formatted')
-  do i = 1, n
-     write(10, '(I8,1X,ES24.16)') i, a(i)
-  end do
-  close(10)
-end subroutine
-`
-
 // TestConstantsThroughCalls checks, end to end, that the PARAMETER n of
 // the main program bounds the loops of the procedures it is passed to:
 // dump's loop runs 200000 times per call, so the program writes 200000
 // lines on each of its 3 steps.
 func TestConstantsThroughCalls(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "solver.f90")
-	writeFile(t, path, solverF90)
+	// testdata/solver.f90: dump writes one formatted line per element of
+	// its dummy argument a(n), where n is the main program's PARAMETER
+	// passed on each of 3 time steps; the internal WRITE that makes the
+	// file name is not file I/O.
+	path := filepath.Join("testdata", "solver.f90")
 	res, err := Analyze(context.Background(), []string{path}, Options{})
 	if err != nil {
 		t.Fatal(err)

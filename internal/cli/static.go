@@ -176,7 +176,7 @@ func writeStaticText(w io.Writer, res *static.Result, top int) error {
 		if shown == top {
 			break
 		}
-		if b.Kind == "file" || b.IOTime == 0 {
+		if !b.Ranked() {
 			continue
 		}
 		shown++

@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,44 +126,6 @@ func runPropagation(t *testing.T, cases []propagationCase) {
 // f90 is a Fortran source file of a test.
 func f90(name, text string) source { return source{name + ".f90", text} }
 
-// solverF90 is the program of issue 17: a PARAMETER of the main program
-// passed to an internal procedure and to an external subroutine, inside
-// a time loop.
-const solverF90 = `program solver
-  implicit none
-  integer, parameter :: n = 200000
-  integer :: step
-  real(8) :: u(n)
-  u = 1.0d0
-  do step = 1, 3
-     call relax(u, n)
-     call dump(u, n, step)
-  end do
-contains
-  subroutine relax(a, m)
-    integer, intent(in) :: m
-    real(8), intent(inout) :: a(m)
-    integer :: i
-    do i = 2, m - 1
-       a(i) = 0.5d0 * (a(i-1) + a(i+1))
-    end do
-  end subroutine
-end program
-
-subroutine dump(a, n, step)
-  integer, intent(in) :: n, step
-  real(8), intent(in) :: a(n)
-  integer :: i
-  character(len=32) :: name
-  write(name, '(A,I0,A)') 'out_', step, '.txt'
-  open(10, file=name, form='formatted')
-  do i = 1, n
-     write(10, '(I8,1X,ES24.16)') i, a(i)
-  end do
-  close(10)
-end subroutine
-`
-
 // writerF90 is an external subroutine writing k records, in its own file.
 const writerF90 = `subroutine writer(k)
   integer, intent(in) :: k
@@ -181,7 +144,13 @@ end module config
 `
 
 func TestFortranCallPropagation(t *testing.T) {
-	solver := []source{f90("solver", solverF90)}
+	// ../testdata/solver.f90: a PARAMETER of the main program passed to an
+	// internal procedure and to an external subroutine, inside a time loop.
+	text, err := os.ReadFile(filepath.Join("..", "testdata", "solver.f90"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	solver := []source{f90("solver", string(text))}
 	runPropagation(t, []propagationCase{
 		{name: "parameter to an external subroutine", srcs: solver,
 			path: []string{"call dump(u, n, step)"}, loop: "do i = 1, n", trip: 200000, source: TripParameter},

@@ -323,8 +323,7 @@ func bottleneck(program string, meas []corpus.Function, an *static.Result, topK 
 // RankFunctions returns the functions the static bottleneck ranking points
 // at, most costly first, each once. It walks the blocks in the order of
 // res.Blocks, the order in which `iolens static` prints its bottlenecks,
-// skipping like it the file blocks and the blocks without estimated I/O,
-// and maps each block to a function: a function block to itself, a call
+// keeps the blocks it ranks (Block.Ranked), and maps each block to a function: a function block to itself, a call
 // of a program function to the callee, and a loop or a library call to the
 // function it is in.
 func RankFunctions(res *static.Result) []string {
@@ -349,7 +348,7 @@ func RankFunctions(res *static.Result) []string {
 	var out []string
 	for i := range res.Blocks {
 		b := &res.Blocks[i]
-		if b.Kind == features.FileBlock || b.IOTime == 0 {
+		if !b.Ranked() {
 			continue
 		}
 		name := b.Name
