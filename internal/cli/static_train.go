@@ -119,6 +119,8 @@ func runStaticTrain(ctx context.Context, e *env, f *trainFlags) error {
 	fmt.Fprintln(e.stdout, res.Table.String())
 	fmt.Fprintf(e.stdout, "\nCross-validation on the training set (%s, %d functions of %d programs): class accuracy %.1f%%, mean absolute error %.3f\n",
 		foldsName(res.CV.Folds, res.CV.N), res.CV.N, countPrograms(res.Samples), 100*res.CV.Accuracy, res.CV.MAE)
+	fmt.Fprintf(e.stdout, "Leaving one program out at a time (%d programs): class accuracy %.1f%%, mean absolute error %.3f\n",
+		res.ProgramCV.Folds, 100*res.ProgramCV.Accuracy, res.ProgramCV.MAE)
 	fmt.Fprintf(e.stdout, "Shipped model (%s) on the same functions: class accuracy %.1f%%, mean absolute error %.3f\n",
 		model.Default().Version, 100*res.PriorCV.Accuracy, res.PriorCV.MAE)
 	if res.Test != nil {

@@ -26,21 +26,54 @@ func CrossValidate(samples []Sample, k int, opts FitOptions) (CVResult, error) {
 	if k < 2 || k > n {
 		k = n
 	}
+	fold := make([]int, n)
+	for i := range fold {
+		fold[i] = i % k
+	}
+	return crossValidate(samples, fold, k, opts)
+}
+
+// CrossValidateGroups is CrossValidate with one fold per group (program):
+// each program's functions are predicted by a model fitted on the other
+// programs only, as a program the model has never seen would be.
+func CrossValidateGroups(samples []Sample, opts FitOptions) (CVResult, error) {
+	ids := map[string]int{}
+	fold := make([]int, len(samples))
+	for i, s := range samples {
+		id, ok := ids[s.Group]
+		if !ok {
+			id = len(ids)
+			ids[s.Group] = id
+		}
+		fold[i] = id
+	}
+	if len(ids) < 2 {
+		return CVResult{}, fmt.Errorf("cross-validating %d programs: %w", len(ids), ErrTooFewSamples)
+	}
+	return crossValidate(samples, fold, len(ids), opts)
+}
+
+// crossValidate fits and predicts each of k folds, sample i being in
+// fold[i].
+func crossValidate(samples []Sample, fold []int, k int, opts FitOptions) (CVResult, error) {
+	n := len(samples)
 	res := CVResult{Folds: k, N: n, Predicted: make([]float64, n)}
 	train := make([]Sample, 0, n)
-	for fold := range k {
+	for f := range k {
 		train = train[:0]
 		for i, s := range samples {
-			if i%k != fold {
+			if fold[i] != f {
 				train = append(train, s)
 			}
 		}
 		m, _, err := Fit(train, opts)
 		if err != nil {
-			return CVResult{}, fmt.Errorf("cross-validation fold %d of %d: %w", fold+1, k, err)
+			return CVResult{}, fmt.Errorf("cross-validation fold %d of %d: %w", f+1, k, err)
 		}
-		for i := fold; i < n; i += k {
-			res.Predicted[i] = m.PredictX(samples[i].X)
+		for i := range samples {
+			if fold[i] == f {
+				res.Predicted[i] = m.PredictX(samples[i].X)
+			}
 		}
 	}
 	var hits int

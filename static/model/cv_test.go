@@ -74,3 +74,38 @@ func TestCrossValidateTooFew(t *testing.T) {
 		t.Errorf("three samples, leave-one-out on two: %v", err)
 	}
 }
+
+// TestCrossValidateGroups: each group is predicted by a model that never
+// saw it. Two groups on two different lines: a model fitted on one group
+// predicts the other by that group's line, with a known error.
+func TestCrossValidateGroups(t *testing.T) {
+	var samples []Sample
+	for i := range 20 {
+		v := float64(i) / 25
+		var x X
+		x[15] = v
+		// Group a: measured = v; group b: measured = v + 0.1.
+		samples = append(samples, Sample{Name: "a", Group: "a", X: x, Measured: v})
+		samples = append(samples, Sample{Name: "b", Group: "b", X: x, Measured: v + 0.1})
+	}
+	res, err := CrossValidateGroups(samples, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Folds != 2 || res.N != 40 {
+		t.Fatalf("folds %d, n %d; want 2, 40", res.Folds, res.N)
+	}
+	for i, s := range samples {
+		// The other group's line is 0.1 away.
+		other := s.X[15] + 0.1
+		if s.Group == "b" {
+			other = s.X[15]
+		}
+		if d := res.Predicted[i] - other; d > 1e-9 || d < -1e-9 {
+			t.Errorf("sample %d (%s, x %.2f): predicted %.4f, want %.4f", i, s.Group, s.X[15], res.Predicted[i], other)
+		}
+	}
+	if _, err := CrossValidateGroups(samples[:1], FitOptions{}); err == nil {
+		t.Error("one group: no error")
+	}
+}

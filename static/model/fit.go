@@ -21,7 +21,10 @@ var ErrTooFewSamples = errors.New("too few samples")
 
 // Sample is one block with a measured I/O intensity (I/O time / wall time).
 type Sample struct {
-	Name     string
+	Name string
+	// Group is the program the sample comes from: CrossValidateGroups
+	// holds out all the samples of a group at once.
+	Group    string
 	X        X
 	Measured float64
 }

@@ -88,6 +88,10 @@ type Result struct {
 	// score of the shipped model on the same samples.
 	CV      model.CVResult
 	PriorCV model.CVResult
+	// ProgramCV holds out one program at a time: each program's functions
+	// predicted by a model fitted on the other programs, the closest the
+	// training set comes to a program never seen.
+	ProgramCV model.CVResult
 	// Test is the evaluation on the held-out test set; nil without
 	// Options.Test.
 	Test *TestResult
@@ -130,6 +134,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	ms := make([]model.Sample, len(res.Samples))
 	for i, s := range res.Samples {
 		ms[i] = model.NewSample(s.Program+"/"+s.Function, s.Params, sys, s.Measured)
+		ms[i].Group = s.Program
 	}
 	fo := model.FitOptions{Version: opts.Version,
 		TrainedOn: fmt.Sprintf("%d functions of %d programs of the corpus in %s", len(ms), countPrograms(res.Samples), opts.Corpus)}
@@ -138,6 +143,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if res.CV, err = model.CrossValidate(ms, opts.Folds, fo); err != nil {
 		return nil, fmt.Errorf("cross-validating the model: %w", err)
+	}
+	if res.ProgramCV, err = model.CrossValidateGroups(ms, fo); err != nil {
+		return nil, fmt.Errorf("cross-validating the model by program: %w", err)
 	}
 	res.PriorCV = score(res.Samples, func(s Sample) float64 { return s.Prior })
 	if test != nil {
