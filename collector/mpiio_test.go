@@ -275,6 +275,15 @@ func TestMPIIOCounters(t *testing.T) {
 			t.Run(fmt.Sprintf("%d ranks", n), func(t *testing.T) {
 				dir := t.TempDir()
 				run, code := mpiioRun(t, m, lib, n, prog, dir)
+				// Open MPI's OMPIO (4.1, Debian 12) now and then reads back
+				// wrong data in this workload, without iolens as with it (a
+				// few runs in a hundred; never with ROMIO): the program
+				// checks and exits with 1. Such a run is tried again.
+				for try := 1; code == 1 && m.flavor == FlavorOpenMPI && try < 3; try++ {
+					t.Logf("exit status 1 under OMPIO: run %d of 3", try+1)
+					dir = t.TempDir()
+					run, code = mpiioRun(t, m, lib, n, prog, dir)
+				}
 				if code != 0 {
 					t.Fatalf("exit status %d", code)
 				}
