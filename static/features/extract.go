@@ -274,6 +274,11 @@ func (x *extractor) io(n *pdg.Node, fr frame, out *[]Block) acc {
 	if c := runtimeCost(io); c != (Params{}) {
 		p.p.Add(c)
 	}
+	if p.p.HasIO() {
+		// The arguments evaluated before the call and the collector's
+		// wrapper outside the time it measures are compute.
+		p.p.Work += n.Work + InterceptOps
+	}
 	if p.p.Calls > 0 || p.p.Metadata > 0 {
 		p.causes = causesOf(io, n, fr.loop, fr.mult, x.sys)
 	}

@@ -266,8 +266,8 @@ func TestComputeOnly(t *testing.T) {
 		b := find(t, blocks, FunctionBlock, name)
 		noIO(t, name, b.Params)
 		// Per iteration: sqrt 4, y*2+sqrt: 2 operators and the store 1,
-		// the loop test and step 1.
-		if b.Params.Work != 1000*(4+3+1)+btoi(name == "main") {
+		// the loop test and step 1; main adds the call (pdg.CallOps).
+		if b.Params.Work != 1000*(4+3+1)+btoi(name == "main")*pdg.CallOps {
 			t.Errorf("%s work = %v", name, b.Params.Work)
 		}
 		if len(b.Causes) != 0 {
@@ -338,5 +338,25 @@ func TestNoEntryCountsRoots(t *testing.T) {
 	_, blocks := build(t, program(cfile(nil, lib)), pdg.Options{})
 	if f := blocks[0].Params; f.Flushes != 1 {
 		t.Errorf("file params %+v", f)
+	}
+}
+
+func TestFormatCost(t *testing.T) {
+	for _, c := range []struct {
+		convs string
+		items float64
+		scan  bool
+		want  float64
+	}{
+		{"df", 2, false, PrintIntOps + PrintFloatOps},
+		{"sc", 2, false, 2 * PrintStrOps},
+		{"dd", 2, true, ScanCallOps + 2*ScanIntOps},
+		{"f", 1, true, ScanCallOps + ScanFloatOps},
+		{"", 3, false, 3 * FormatOpsPerItem},
+		{"", 2, true, ScanCallOps + 2*FormatOpsPerItem},
+	} {
+		if got := FormatCost(c.convs, c.items, c.scan); got != c.want {
+			t.Errorf("FormatCost(%q, %v, %v) = %v, want %v", c.convs, c.items, c.scan, got, c.want)
+		}
 	}
 }

@@ -32,6 +32,7 @@ type Params struct {
 	Kernel      float64 `json:"kernel_calls"`     // requests reaching the operating system, buffer flushes included
 	Buffered    float64 `json:"buffered_calls"`   // intercepted STDIO calls served from the stream's buffer
 	FormatItems float64 `json:"format_items"`     // values converted to or from text inside intercepted calls
+	FormatOps   float64 `json:"format_ops"`       // operations of those conversions (see FormatCost)
 	RuntimeOps  float64 `json:"runtime_ops"`      // operations of I/O runtimes inside timed statements (Fortran, C++ streams)
 	Syncs       float64 `json:"syncs"`            // requests forcing data to storage (fsync, MPI_File_sync...)
 	Creates     float64 `json:"creates"`          // opens that create or truncate a file (among the metadata calls)
@@ -63,6 +64,7 @@ func (p *Params) Add(c Params) {
 	p.Kernel += c.Kernel
 	p.Buffered += c.Buffered
 	p.FormatItems += c.FormatItems
+	p.FormatOps += c.FormatOps
 	p.RuntimeOps += c.RuntimeOps
 	p.Syncs += c.Syncs
 	p.Creates += c.Creates
@@ -87,6 +89,7 @@ func (p *Params) Scale(n float64) {
 	p.Kernel *= n
 	p.Buffered *= n
 	p.FormatItems *= n
+	p.FormatOps *= n
 	p.RuntimeOps *= n
 	p.Syncs *= n
 	p.Creates *= n

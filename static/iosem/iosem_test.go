@@ -140,6 +140,19 @@ func TestFormatBytes(t *testing.T) {
 	}
 }
 
+func TestConversions(t *testing.T) {
+	for format, want := range map[string]string{
+		"step %d: %8.3f %s %%\n": "dfs",
+		"%ld %.12f\n":            "df",
+		"%%":                     "",
+		"%-10lu|%p|%c|%[^,]":     "upc[",
+	} {
+		if got := Conversions(format); got != want {
+			t.Errorf("Conversions(%q) = %q, want %q", format, got, want)
+		}
+	}
+}
+
 func TestStatement(t *testing.T) {
 	w := &ir.FortranIO{Op: "write", Unit: ir.Int{V: 10}, Specs: map[string]ir.Expr{"rec": ir.Ref{Name: "k"}}}
 	s, _ := Statement(w)

@@ -17,24 +17,10 @@ const (
 // or consumes: its literal characters plus a typical width per conversion.
 // It also returns the number of conversions (the data items).
 func FormatBytes(format string) (bytes int64, conversions int) {
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' {
-			bytes++
-			continue
-		}
-		// Skip flags, width, precision and length modifiers.
-		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0123456789.*hlLqjzt'", format[j]) >= 0 {
-			j++
-		}
-		if j == len(format) {
-			break
-		}
-		i = j
-		switch c := format[j]; {
-		case c == '%':
-			bytes++
-			continue
+	literal, convs := scanFormat(format)
+	bytes = literal
+	for i := 0; i < len(convs); i++ {
+		switch c := convs[i]; {
 		case c == 'c':
 			bytes++
 		case strings.IndexByte("diuxXo", c) >= 0:
@@ -46,9 +32,42 @@ func FormatBytes(format string) (bytes int64, conversions int) {
 		default: // s, [ and the rest
 			bytes += StrWidth
 		}
-		conversions++
 	}
-	return bytes, conversions
+	return bytes, len(convs)
+}
+
+// Conversions returns the conversion characters of a printf or scanf
+// format, in order ("%ld %.12f\n" gives "df"); "%%" is not a conversion.
+func Conversions(format string) string {
+	_, convs := scanFormat(format)
+	return convs
+}
+
+// scanFormat splits a printf or scanf format into the count of its
+// literal characters ("%%" counting as one) and its conversion characters.
+func scanFormat(format string) (literal int64, convs string) {
+	var b []byte
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			literal++
+			continue
+		}
+		// Skip flags, width, precision and length modifiers.
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0123456789.*hlLqjzt'", format[j]) >= 0 {
+			j++
+		}
+		if j == len(format) {
+			break
+		}
+		i = j
+		if format[j] == '%' {
+			literal++
+			continue
+		}
+		b = append(b, format[j])
+	}
+	return literal, string(b)
 }
 
 // TextWidth estimates the characters one value of the named type takes

@@ -72,7 +72,7 @@ func TestEstimateTimes(t *testing.T) {
 	// bandwidth, and random reads pay the device's latency. 4 ranks share
 	// one target.
 	p := features.Params{Bytes: 1000, FileSize: 2e9, Random: 5, Metadata: 7, Procs: 4, Work: 2e6,
-		Kernel: 100, Buffered: 100, FormatItems: 300, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4}
+		Kernel: 100, Buffered: 100, FormatItems: 300, FormatOps: 300 * features.FormatOpsPerItem, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4}
 	got = EstimateTimes(p, sys)
 	want = Times{
 		Kernel:   100 * 1e-6,

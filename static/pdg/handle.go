@@ -97,6 +97,9 @@ type IO struct {
 	// Items is the number of data items one execution transfers (array
 	// elements, format conversions), or 0 when unknown.
 	Items int64
+	// Conversions are the conversion characters of a printf or scanf
+	// format whose text is known ("df" for "%ld %.12f\n"), else "".
+	Conversions string
 	// File is the handle the call works on, or nil when it cannot be
 	// traced (a handle from an unknown function, a parameter of a root).
 	File       *Handle

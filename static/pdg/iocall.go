@@ -11,11 +11,21 @@ import (
 // knows.
 func (w *walker) libraryCall(c *ir.Call, s iosem.Semantics, parent *Node) {
 	io := w.decorate(c, c.Args, s, nil)
-	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
+	n := &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1}
+	for _, a := range c.Args {
+		n.Work += ops(a, w.fortran()) // evaluated before the call, outside its time
+	}
+	parent.Children = append(parent.Children, n)
 	if s.Interface == iosem.POSIX && s.Op.IsData() && io.BytesKnown {
 		// read and write return the bytes moved: taken as the bytes asked
 		// for, so a loop over "n = read(fd, buf, BLOCK)" runs to BLOCK.
 		w.setResult(c, IntValue(io.Bytes, Bound))
+	}
+	if s.Interface == iosem.STDIO && s.Op.IsData() && s.Size.Kind == iosem.Elements && io.BytesKnown && io.Items > 0 {
+		// fread and fwrite return the elements moved: likewise the
+		// elements asked for ("while ((m = fread(buf, 8, N, f)) > 0)
+		// for (i = 0; i < m; i++)" runs the inner loop N times).
+		w.setResult(c, IntValue(io.Items, Bound))
 	}
 }
 
@@ -59,6 +69,11 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 
 	if s.Op.IsData() {
 		io.Bytes, io.Items, io.BytesKnown = w.transferBytes(c, s, h)
+		if s.Size.Kind == iosem.Format {
+			if f, ok := w.formatString(arg(c, s.Size.Count)); ok {
+				io.Conversions = iosem.Conversions(f)
+			}
+		}
 	}
 	w.accessState(io, c, h)
 	w.killAddressed(c.Args)
@@ -359,6 +374,30 @@ func (w *walker) transferBytes(c *ir.Call, s iosem.Semantics, h *Handle) (bytes,
 		bytes, items = 0, 0
 	}
 	return bytes, items, known
+}
+
+// formatString returns the text of a printf or scanf format argument for
+// the cost of its conversions: a string value, or either side of a
+// conditional whose two sides are strings ("c ? \",%.4f\" : \"%.4f\""),
+// the longer one.
+func (w *walker) formatString(x ir.Expr) (string, bool) {
+	if x == nil {
+		return "", false
+	}
+	if v := Eval(x, w.env); v.Kind == Str {
+		return v.S, true
+	}
+	if c, ok := x.(ir.Cond); ok {
+		t, tok := w.formatString(c.T)
+		f, fok := w.formatString(c.F)
+		if tok && fok {
+			if len(f) > len(t) {
+				return f, true
+			}
+			return t, true
+		}
+	}
+	return "", false
 }
 
 // datatypeSize returns the size of an MPI, HDF5 or NetCDF datatype

@@ -207,6 +207,21 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 	if !ok {
 		return 0, 0, false
 	}
+	if cond.Op == "&&" {
+		// "n < max && fscanf(...) == 1": the loop stops at the first
+		// counter to reach its bound, if not before.
+		var best int64
+		var origin Origin
+		found := false
+		for _, side := range []ir.Expr{cond.L, cond.R} {
+			sub := *l
+			sub.Cond = side
+			if n, o, ok := w.induction(&sub); ok && (!found || n < best) {
+				best, origin, found = n, o, true
+			}
+		}
+		return best, origin, found
+	}
 	op, v, boundX := cond.Op, cond.L, cond.R
 	if _, isRef := v.(ir.Ref); !isRef {
 		op, v, boundX = flip(op), cond.R, cond.L

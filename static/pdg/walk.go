@@ -164,7 +164,7 @@ func (w *walker) call(c *ir.Call, parent *Node) {
 // deeper than Options.MaxDepth. Then it forgets what the callee may have
 // changed.
 func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
-	n := &Node{Kind: CallNode, Name: c.Callee, Pos: c.Pos, Taken: -1, Work: 1}
+	n := &Node{Kind: CallNode, Name: c.Callee, Pos: c.Pos, Taken: -1, Work: CallOps}
 	for _, a := range c.Args {
 		n.Work += ops(a, w.fortran())
 	}

@@ -63,6 +63,14 @@ var sizedCosts = sync.OnceValue(func() map[string]sizedCost {
 	}
 })
 
+// CallOps is the cost of a call of a function the program defines: the
+// call and return, and the entry and exit hooks that the
+// -finstrument-functions builds the collector measures run around every
+// such call (inlined ones included). It is about 15 ns in the corpus's
+// measurements: a loop calling a 13-operation function a million times
+// spends 20 ms outside the callee's arithmetic.
+const CallOps = 40
+
 // defaultCallCost is the cost of a call of a routine that is neither in
 // the tables nor defined by the program.
 const defaultCallCost = 20
