@@ -57,6 +57,13 @@ type FitOptions struct {
 //  3. While some variable has |t| < MinT, the one with the smallest |t|
 //     (the first on ties) is dropped and the model refitted. The intercept
 //     is always kept.
+//  4. When the samples come from at least MinGroups programs (Sample.Group),
+//     while dropping a variable lowers the mean absolute error of
+//     predicting each program's samples by a fit on the other programs,
+//     the variable whose removal lowers it most is dropped. A t-ratio
+//     says a variable explains the samples; this says it helps on a
+//     program the fit has not seen (pairs of correlated variables with
+//     large opposite coefficients pass the first test and fail this one).
 //
 // Samples must have finite X and Measured. Blocks without I/O should be
 // left out: Predict returns 0 for them without the model.
@@ -100,10 +107,83 @@ func Fit(samples []Sample, opts FitOptions) (Model, Table, error) {
 			return Model{}, Table{}, fmt.Errorf("refitting %d variables: %w", len(cols), err)
 		}
 	}
+	if !opts.KeepAll {
+		cols, dropped = dropByGroups(samples, cols, dropped)
+		if reg, err = ols(samples, cols); err != nil {
+			return Model{}, Table{}, fmt.Errorf("refitting %d variables: %w", len(cols), err)
+		}
+	}
 	m := reg.model(opts, minT)
 	t := m.Table()
 	t.Dropped = dropped
 	return m, t, nil
+}
+
+// MinGroups is the number of programs from which Fit selects variables
+// by their error on programs left out.
+const MinGroups = 5
+
+// dropByGroups is step 4 of Fit.
+func dropByGroups(samples []Sample, cols []int, dropped []Dropped) ([]int, []Dropped) {
+	groups := map[string]bool{}
+	for _, s := range samples {
+		groups[s.Group] = true
+	}
+	if len(groups) < MinGroups {
+		return cols, dropped
+	}
+	cur := groupError(samples, cols)
+	names := Names()
+	for len(cols) > 0 {
+		best, bestErr := -1, cur
+		for j := range cols {
+			if e := groupError(samples, slices.Delete(slices.Clone(cols), j, j+1)); e < bestErr {
+				best, bestErr = j, e
+			}
+		}
+		if best < 0 {
+			break
+		}
+		dropped = append(dropped, Dropped{Name: names[cols[best]],
+			Reason: fmt.Sprintf("error on programs left out %.4f without it, %.4f with it", bestErr, cur)})
+		cols = slices.Delete(cols, best, best+1)
+		cur = bestErr
+	}
+	return cols, dropped
+}
+
+// groupError is the mean absolute error of the predictions of each
+// group's samples, clamped like Model.PredictX, by the least-squares fit
+// on cols of the other groups' samples; +Inf when one of those fits
+// cannot be made (a variable constant outside one group is no use for a
+// program not seen).
+func groupError(samples []Sample, cols []int) float64 {
+	var sum float64
+	var train []Sample
+	done := map[string]bool{}
+	for _, s := range samples {
+		g := s.Group
+		if done[g] {
+			continue
+		}
+		done[g] = true
+		train = train[:0]
+		for _, o := range samples {
+			if o.Group != g {
+				train = append(train, o)
+			}
+		}
+		reg, err := ols(train, cols)
+		if err != nil {
+			return math.Inf(1)
+		}
+		for _, o := range samples {
+			if o.Group == g {
+				sum += math.Abs(reg.predict(o.X) - o.Measured)
+			}
+		}
+	}
+	return sum / float64(len(samples))
 }
 
 // weakest returns the index of the smallest |t|, the first on ties.

@@ -2,8 +2,10 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -309,5 +311,47 @@ func TestFitDropsDuplicateColumn(t *testing.T) {
 	}
 	if table.Dropped[0].Name != "x3_bytes" {
 		t.Errorf("first dropped %+v, want x3_bytes as collinear", table.Dropped[0])
+	}
+}
+
+// TestFitDropsByGroups: a variable that is non-zero in one program only
+// explains that program's offset (its t-ratio is large) but cannot be
+// estimated from the other programs: step 4 drops it.
+func TestFitDropsByGroups(t *testing.T) {
+	var samples []Sample
+	for g := range 6 {
+		group := string(rune('a' + g))
+		for i := range 10 {
+			var x X
+			x[15] = float64(i) / 10
+			y := 0.7*x[15] + 0.1
+			if g == 0 {
+				x[2] = 1
+				y += 0.2
+			}
+			samples = append(samples, Sample{Name: fmt.Sprint(group, i), Group: group, X: x, Measured: y})
+		}
+	}
+	_, tab, err := Fit(samples, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, c := range tab.Rows {
+		kept = append(kept, c.Name)
+	}
+	if !slices.Equal(kept, []string{"(intercept)", "x16_est_io_share"}) {
+		t.Errorf("kept %v, want the intercept and x16 only; dropped %+v", kept, tab.Dropped)
+	}
+	i := slices.IndexFunc(tab.Dropped, func(d Dropped) bool { return d.Name == "x3_bytes" })
+	if i < 0 || !strings.HasPrefix(tab.Dropped[i].Reason, "error on programs left out") {
+		t.Errorf("x3 not dropped for its error on programs left out: %+v", tab.Dropped)
+	}
+	// Without groups the t-ratio keeps it.
+	for i := range samples {
+		samples[i].Group = ""
+	}
+	if _, tab, _ := Fit(samples, FitOptions{}); len(tab.Rows) != 3 {
+		t.Errorf("without groups: %+v", tab.Rows)
 	}
 }

@@ -31,6 +31,15 @@ type regression struct {
 	f    float64
 }
 
+// predict is the regression's prediction for x, clamped to [0, 1].
+func (r regression) predict(x X) float64 {
+	v := r.coef[0]
+	for i, c := range r.cols {
+		v += r.coef[1+i] * x[c]
+	}
+	return clamp01(v)
+}
+
 // design returns the n×(1+len(cols)) matrix [1 X_cols] and the measured
 // values.
 func design(samples []Sample, cols []int) (*mat.Dense, *mat.VecDense) {

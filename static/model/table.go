@@ -28,8 +28,9 @@ type Row struct {
 	T    float64
 }
 
-// Dropped is a variable that Fit removed, and why: "collinear" or the
-// stepwise rule (with its t-ratio when it was dropped).
+// Dropped is a variable that Fit removed, and why: "collinear", the
+// stepwise rule (with its t-ratio when it was dropped) or its error on
+// programs left out.
 type Dropped struct {
 	Name   string
 	T      float64
@@ -75,10 +76,10 @@ func (t Table) String() string {
 	if len(t.Dropped) > 0 {
 		parts := make([]string, len(t.Dropped))
 		for i, d := range t.Dropped {
-			if d.Reason == "collinear" {
-				parts[i] = fmt.Sprintf("%s (%s)", d.Name, d.Reason)
-			} else {
+			if strings.HasPrefix(d.Reason, "|t|") {
 				parts[i] = fmt.Sprintf("%s (%s, t = %.3g)", d.Name, d.Reason, d.T)
+			} else {
+				parts[i] = fmt.Sprintf("%s (%s)", d.Name, d.Reason)
 			}
 		}
 		fmt.Fprintf(&b, "dropped: %s\n", strings.Join(parts, ", "))
