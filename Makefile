@@ -64,9 +64,10 @@ bench-prefetch: build
 
 # Model-based tuning against exhaustive search (the ground truth, measured
 # once into TUNE_DIR), the genetic algorithm and random search, on the
-# IOR-like kernel with 4 ranks (Open MPI's ROMIO) and 729 configurations of
-# ROMIO hints. The ground truth takes about 15 minutes; an interrupted
-# measurement resumes where it stopped.
+# IOR-like kernel with 4 ranks (Open MPI's ROMIO; 2 segments of 1 MiB per
+# rank in strided 1 KiB collective transfers: -block, -xfer, -segments of
+# bench/tune) and 729 configurations of ROMIO hints. The ground truth takes
+# about 20 minutes; an interrupted measurement resumes where it stopped.
 TUNE_DIR ?= /var/tmp/iolens-bench-tune
 bench-tune: build
 	@sh scripts/debian-packages.sh $(DEMO_PACKAGES)

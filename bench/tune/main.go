@@ -1,5 +1,6 @@
 // Command tune is the tuning benchmark (make bench-tune): on the IOR-like
-// MPI-IO kernel with 4 ranks it measures every configuration of a space of
+// MPI-IO kernel with 4 ranks (by default 2 segments of 1 MiB per rank in
+// strided 1 KiB collective transfers) it measures every configuration of a space of
 // MPI-IO hints once (the ground truth, kept in a tuning history so that the
 // benchmark can be scored again without running it), then replays the
 // model-based, genetic and random searches against those measurements and
@@ -64,14 +65,17 @@ func main() {
 	ranks := flag.String("ranks", "4", "MPI ranks of the kernel")
 	seeds := flag.Int("seeds", 5, "seeds of each search (medians are reported)")
 	v := flag.Bool("v", false, "print the final model of each model-based search")
+	block := flag.String("block", "1048576", "bytes each rank writes per segment")
+	xfer := flag.String("xfer", "1024", "bytes per transfer")
+	segments := flag.String("segments", "2", "segments of the shared file")
 	flag.Parse()
-	if err := run(*dir, *ranks, *seeds, *v); err != nil {
+	if err := run(*dir, *ranks, []string{*block, *xfer, *segments}, *seeds, *v); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-tune:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, ranks string, seeds int, verbose bool) error {
+func run(dir, ranks string, shape []string, seeds int, verbose bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -97,7 +101,8 @@ func run(dir, ranks string, seeds int, verbose bool) error {
 	}
 	// Small strided collective writes and reads of a shared file: what
 	// collective buffering and data sieving are for.
-	cmd := []string{mpiexec, "--mca", "io", "romio321", "-n", ranks, kernel, filepath.Join(dir, "shared.dat"), "262144", "4096", "2", "strided", "coll"}
+	cmd := append([]string{mpiexec, "--mca", "io", "romio321", "-n", ranks, kernel, filepath.Join(dir, "shared.dat")}, shape...)
+	cmd = append(cmd, "strided", "coll")
 	truth, err := groundTruth(dir, s, cmd)
 	if err != nil {
 		return err
