@@ -31,7 +31,7 @@ const spaceFile = `# MPI-IO hints of ROMIO: 3^6 = 729 configurations.
 name = "cb_nodes"
 kind = "mpiio"
 values = ["1", "2", "4"]
-default = "4"
+default = "1" # ROMIO's: one aggregator per node
 
 [[param]]
 name = "cb_buffer_size"
