@@ -57,7 +57,12 @@ type FitOptions struct {
 //  3. While some variable has |t| < MinT, the one with the smallest |t|
 //     (the first on ties) is dropped and the model refitted. The intercept
 //     is always kept.
-//  4. When the samples come from at least MinGroups programs (Sample.Group),
+//  4. While some variable's variance inflation factor (1/(1−R²) of its
+//     regression on the other kept variables) exceeds MaxVIF, the one with
+//     the largest is dropped: two nearly collinear variables fit with
+//     large coefficients of opposite signs, which cancel on the samples
+//     and not on a program whose two values part ways.
+//  5. When the samples come from at least MinGroups programs (Sample.Group),
 //     while dropping a variable lowers the mean absolute error of
 //     predicting each program's samples by a fit on the other programs,
 //     the variable whose removal lowers it most is dropped. A t-ratio
@@ -108,6 +113,7 @@ func Fit(samples []Sample, opts FitOptions) (Model, Table, error) {
 		}
 	}
 	if !opts.KeepAll {
+		cols, dropped = dropInflated(samples, cols, dropped)
 		cols, dropped = dropByGroups(samples, cols, dropped)
 		if reg, err = ols(samples, cols); err != nil {
 			return Model{}, Table{}, fmt.Errorf("refitting %d variables: %w", len(cols), err)
@@ -119,11 +125,52 @@ func Fit(samples []Sample, opts FitOptions) (Model, Table, error) {
 	return m, t, nil
 }
 
+// MaxVIF is the largest variance inflation factor Fit keeps.
+const MaxVIF = 10
+
+// dropInflated is step 4 of Fit.
+func dropInflated(samples []Sample, cols []int, dropped []Dropped) ([]int, []Dropped) {
+	names := Names()
+	for len(cols) > 1 {
+		worst, worstVIF := -1, float64(MaxVIF)
+		for j, c := range cols {
+			if v := vif(samples, cols, c); v > worstVIF {
+				worst, worstVIF = j, v
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		dropped = append(dropped, Dropped{Name: names[cols[worst]], Reason: fmt.Sprintf("variance inflation %.3g > %d", worstVIF, MaxVIF)})
+		cols = slices.Delete(cols, worst, worst+1)
+	}
+	return cols, dropped
+}
+
+// vif is the variance inflation factor of variable c among cols: 1/(1−R²)
+// of the least-squares fit of c on the other variables of cols.
+func vif(samples []Sample, cols []int, c int) float64 {
+	others := slices.DeleteFunc(slices.Clone(cols), func(o int) bool { return o == c })
+	xs := make([]Sample, len(samples))
+	for i, s := range samples {
+		xs[i] = Sample{X: s.X, Measured: s.X[c]}
+	}
+	reg, err := ols(xs, others)
+	if err != nil || reg.sst == 0 {
+		return math.Inf(1)
+	}
+	r2 := 1 - reg.sse/reg.sst
+	if r2 >= 1 {
+		return math.Inf(1)
+	}
+	return 1 / (1 - r2)
+}
+
 // MinGroups is the number of programs from which Fit selects variables
 // by their error on programs left out.
 const MinGroups = 5
 
-// dropByGroups is step 4 of Fit.
+// dropByGroups is step 5 of Fit.
 func dropByGroups(samples []Sample, cols []int, dropped []Dropped) ([]int, []Dropped) {
 	groups := map[string]bool{}
 	for _, s := range samples {

@@ -355,3 +355,34 @@ func TestFitDropsByGroups(t *testing.T) {
 		t.Errorf("without groups: %+v", tab.Rows)
 	}
 }
+
+// TestFitDropsInflated: two nearly equal variables whose small difference
+// explains the samples get large opposite coefficients and large t-ratios;
+// the variance inflation step keeps one of them.
+func TestFitDropsInflated(t *testing.T) {
+	var samples []Sample
+	for i := range 40 {
+		var x X
+		v := float64(i%10) / 10
+		x[15] = float64(i) / 40
+		x[0] = v
+		x[1] = v + 0.01*float64(1-2*(i%2)) // x2 ≈ x1
+		samples = append(samples, Sample{Name: fmt.Sprint(i), X: x, Measured: 0.5*x[15] + 3*(x[1]-x[0]) + 0.2})
+	}
+	_, tab, err := Fit(samples, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inflated []string
+	for _, d := range tab.Dropped {
+		if strings.HasPrefix(d.Reason, "variance inflation") {
+			inflated = append(inflated, d.Name)
+		}
+	}
+	if len(inflated) != 1 || (inflated[0] != "x1_loop_io" && inflated[0] != "x2_io_calls") {
+		t.Errorf("dropped for variance inflation: %v, want one of x1 and x2; table %+v", inflated, tab)
+	}
+	if got := vif(samples, []int{0, 15}, 0); got < 1 || got > 1.1 {
+		t.Errorf("vif of x1 beside an unrelated x16 = %v, want about 1", got)
+	}
+}
