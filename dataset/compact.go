@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // DefaultMinAge is the age below which Compact leaves a batch alone: an
@@ -29,14 +29,14 @@ type CompactOptions struct {
 
 // CompactStats count what Compact did.
 type CompactStats struct {
-	Partitions int // date partitions merged
+	Partitions int // month partitions merged
 	FilesIn    int // files replaced
 	FilesOut   int // files written
 	Duplicates int // duplicate jobs removed
 }
 
-// Compact merges, in every date partition of the dataset in dir, the files
-// of the batches older than opts.MinAge into one file per table, and
+// Compact merges, in every month partition of the dataset in dir, the
+// files of the batches older than opts.MinAge into one file per table, and
 // removes duplicate jobs (a log ingested by two ingesters at once): of the
 // batches holding a job, the one first in name order keeps it, in every
 // table. Rows of files, insights and ranks whose job row is in no batch
@@ -45,6 +45,10 @@ type CompactStats struct {
 // stays bounded whatever the size of a partition. Readers may see the
 // merged rows twice for the moment between the rename of a merged file and
 // the removal of the files it replaces.
+//
+// The daily partitions of a dataset written by an earlier version
+// ("date=2026-11-25") are merged into their month in the same way, and
+// removed once empty; readers do not see their rows until then.
 func Compact(dir string, opts CompactOptions) (CompactStats, error) {
 	var st CompactStats
 	now := opts.Now
@@ -56,8 +60,9 @@ func Compact(dir string, opts CompactOptions) (CompactStats, error) {
 		minAge = DefaultMinAge
 	}
 	cutoff := now().Add(-minAge)
-	dates := map[string]bool{}
-	sources := map[string]map[string][]string{} // table -> date -> files
+	months := map[string]bool{}
+	daily := map[string]bool{}                  // months with files in daily partitions
+	sources := map[string]map[string][]string{} // table -> month -> files
 	for _, table := range Tables() {
 		files, err := DataFiles(dir, table)
 		if err != nil {
@@ -69,31 +74,55 @@ func Compact(dir string, opts CompactOptions) (CompactStats, error) {
 			if !ok || !t.Before(cutoff) {
 				continue
 			}
-			d := strings.TrimPrefix(filepath.Base(filepath.Dir(f)), "date=")
-			sources[table][d] = append(sources[table][d], f)
-			dates[d] = true
+			m, old, ok := partitionOf(filepath.Base(filepath.Dir(f)))
+			if !ok {
+				continue
+			}
+			sources[table][m] = append(sources[table][m], f)
+			months[m] = true
+			daily[m] = daily[m] || old
 		}
 	}
-	for _, d := range slices.Sorted(func(yield func(string) bool) {
-		for d := range dates {
-			if !yield(d) {
-				return
-			}
-		}
-	}) {
-		merge := false
+	for _, m := range slices.Sorted(maps.Keys(months)) {
+		merge := daily[m]
 		for _, table := range Tables() {
-			merge = merge || len(sources[table][d]) > 1
+			merge = merge || len(sources[table][m]) > 1
 		}
 		if !merge {
 			continue
 		}
-		if err := compactPartition(dir, d, sources, now(), &st); err != nil {
+		if err := compactPartition(dir, m, sources, now(), &st); err != nil {
 			return st, err
 		}
 		st.Partitions++
+		if daily[m] {
+			// Remove the daily partitions now empty (one with a young batch
+			// stays).
+			for _, table := range Tables() {
+				for _, f := range sources[table][m] {
+					if _, old, _ := partitionOf(filepath.Base(filepath.Dir(f))); old {
+						os.Remove(filepath.Dir(f))
+					}
+				}
+			}
+		}
 	}
 	return st, nil
+}
+
+// partitionOf returns the month of a partition directory's name
+// ("month=2026-11"), and whether it is the daily partition of an earlier
+// layout ("date=2026-11-25"); ok is false for any other name.
+func partitionOf(name string) (month string, daily, ok bool) {
+	if m, found := strings.CutPrefix(name, PartitionColumn+"="); found {
+		_, err := time.Parse("2006-01", m)
+		return m, false, err == nil
+	}
+	if d, found := strings.CutPrefix(name, "date="); found {
+		t, err := time.Parse(time.DateOnly, d)
+		return Month(t), true, err == nil
+	}
+	return "", false, false
 }
 
 // batchTime returns the time in the name of a batch's file.
@@ -106,11 +135,11 @@ func batchTime(name string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// compactPartition merges the sources of date d in every table.
-func compactPartition(dir, d string, sources map[string]map[string][]string, now time.Time, st *CompactStats) error {
+// compactPartition merges the sources of month m in every table.
+func compactPartition(dir, m string, sources map[string]map[string][]string, now time.Time, st *CompactStats) error {
 	// The batch that keeps each job: the first holding it.
 	winner := map[string]string{}
-	for _, f := range sources[TableJobs][d] {
+	for _, f := range sources[TableJobs][m] {
 		err := readColumn(f, "id", func(v parquet.Value) {
 			id := v.String()
 			if _, ok := winner[id]; ok {
@@ -127,11 +156,11 @@ func compactPartition(dir, d string, sources map[string]map[string][]string, now
 	name := NewBatchName(now)
 	var files []pending
 	err := errors.Join(
-		mergeTable(dir, TableFiles, d, name, sources, func(r File, f string) bool { return keep(r.Job, f) }, &files),
-		mergeTable(dir, TableInsights, d, name, sources, func(r Insight, f string) bool { return keep(r.Job, f) }, &files),
-		mergeTable(dir, TableRanks, d, name, sources, func(r Rank, f string) bool { return keep(r.Job, f) }, &files),
-		mergeTable(dir, TableErrors, d, name, sources, func(Error, string) bool { return true }, &files),
-		mergeTable(dir, TableJobs, d, name, sources, func(r Job, f string) bool { return keep(r.ID, f) }, &files),
+		mergeTable(dir, TableFiles, m, name, sources, func(r File, f string) bool { return keep(r.Job, f) }, &files),
+		mergeTable(dir, TableInsights, m, name, sources, func(r Insight, f string) bool { return keep(r.Job, f) }, &files),
+		mergeTable(dir, TableRanks, m, name, sources, func(r Rank, f string) bool { return keep(r.Job, f) }, &files),
+		mergeTable(dir, TableErrors, m, name, sources, func(Error, string) bool { return true }, &files),
+		mergeTable(dir, TableJobs, m, name, sources, func(r Job, f string) bool { return keep(r.ID, f) }, &files),
 	)
 	if err != nil {
 		for _, f := range files {
@@ -149,10 +178,7 @@ func compactPartition(dir, d string, sources map[string]map[string][]string, now
 		st.FilesOut++
 	}
 	for _, table := range Tables() {
-		if len(sources[table][d]) < 1 {
-			continue
-		}
-		for _, f := range sources[table][d] {
+		for _, f := range sources[table][m] {
 			if err := os.Remove(f); err != nil {
 				return fmt.Errorf("dataset %s: %w", dir, err)
 			}
@@ -162,21 +188,24 @@ func compactPartition(dir, d string, sources map[string]map[string][]string, now
 	return nil
 }
 
-// mergeTable streams the rows of a table's sources in partition d that
-// keep accepts into one temporary file, appended to files.
-func mergeTable[T any](dir, table, d, name string, sources map[string]map[string][]string, keep func(T, string) bool, files *[]pending) error {
-	srcs := sources[table][d]
+// mergeTable streams the rows of a table's sources in month m that keep
+// accepts into one temporary file, appended to files.
+func mergeTable[T any](dir, table, m, name string, sources map[string]map[string][]string, keep func(T, string) bool, files *[]pending) error {
+	srcs := sources[table][m]
 	if len(srcs) == 0 {
 		return nil
 	}
-	pd := partitionDir(dir, table, d)
+	pd := partitionDir(dir, table, m)
+	if err := os.MkdirAll(pd, 0o750); err != nil {
+		return fmt.Errorf("dataset %s: %w", dir, err)
+	}
 	final := filepath.Join(pd, name+".parquet")
 	tmp := filepath.Join(pd, "."+name+".parquet.tmp")
 	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
 	if err != nil {
 		return fmt.Errorf("dataset %s: %w", dir, err)
 	}
-	w := parquet.NewGenericWriter[T](out, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}))
+	w := parquet.NewGenericWriter[T](out, writerOptions(table)...)
 	buf := make([]T, 4096)
 	for _, src := range srcs {
 		if err = copyRows(src, w, buf, keep); err != nil {

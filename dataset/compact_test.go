@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,10 +62,10 @@ func TestCompactMergesAndRemovesDuplicates(t *testing.T) {
 	}
 
 	// A batch of now is too young to compact.
-	young := filepath.Join(dir, TableJobs, "date=2030-01-01")
+	young := filepath.Join(dir, TableJobs, "month=2030-01")
 	os.MkdirAll(young, 0o750)
 	fresh := NewBatchName(fixedNow()) + ".parquet"
-	if err := writeParquet(filepath.Join(young, fresh), []Job{{ID: "young"}}); err != nil {
+	if err := writeParquet(filepath.Join(young, fresh), TableJobs, []Job{{ID: "young"}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -116,7 +117,7 @@ func TestCompactMergesAndRemovesDuplicates(t *testing.T) {
 			parts[filepath.Dir(f)]++
 		}
 		for p, n := range parts {
-			if n != 1 && !strings.Contains(p, "2030-01-01") {
+			if n != 1 && !strings.Contains(p, "month=2030-01") {
 				t.Errorf("%s: %d files after compaction", p, n)
 			}
 		}
@@ -147,4 +148,74 @@ func isDup(jobs []Job, id string) bool {
 		}
 	}
 	return n > 1
+}
+
+func TestCompactMovesDailyPartitions(t *testing.T) {
+	paths, err := FindLogs([]string{sampleRoot(t)}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := func() time.Time { return time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC) }
+	dir := t.TempDir()
+	st, err := Ingest(context.Background(), dir, paths, IngestOptions{BatchLogs: 20, Now: earlier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The layout of an earlier version: each batch of a month in a daily
+	// partition of that month (the n-th batch on day n).
+	batches := map[string]int{}
+	moved := 0
+	for _, table := range Tables() {
+		files, _ := DataFiles(dir, table)
+		for _, f := range files {
+			m, _, ok := partitionOf(filepath.Base(filepath.Dir(f)))
+			if !ok {
+				t.Fatalf("%s: not in a month partition", f)
+			}
+			if _, ok := batches[filepath.Base(f)]; !ok {
+				batches[filepath.Base(f)] = len(batches) + 1
+			}
+			day := filepath.Join(dir, table, fmt.Sprintf("date=%s-%02d", m, batches[filepath.Base(f)]))
+			os.MkdirAll(day, 0o750)
+			if err := os.Rename(f, filepath.Join(day, filepath.Base(f))); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(filepath.Dir(f))
+			moved++
+		}
+	}
+	before := len(readTable[File](t, dir, TableFiles))
+
+	cs, err := Compact(dir, CompactOptions{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.FilesIn != moved || cs.Duplicates != 0 {
+		t.Errorf("compaction %+v, want %d files in", cs, moved)
+	}
+	for _, f := range listAll(t, dir) {
+		if strings.Contains(f, "date=") {
+			t.Errorf("%s left in a daily partition", f)
+		}
+	}
+	jobs := readTable[Job](t, dir, TableJobs)
+	if len(jobs) != st.Ingested {
+		t.Errorf("%d jobs after compaction, want %d", len(jobs), st.Ingested)
+	}
+	for _, j := range jobs {
+		if !hasFile(t, filepath.Join(dir, TableJobs, "month="+j.Month())) {
+			t.Errorf("job %s: no partition month=%s", j.ID, j.Month())
+		}
+	}
+	if got := len(readTable[File](t, dir, TableFiles)); got != before {
+		t.Errorf("%d files rows after compaction, want %d", got, before)
+	}
+	for _, table := range Tables() {
+		entries, _ := os.ReadDir(filepath.Join(dir, table))
+		for _, e := range entries {
+			if _, daily, ok := partitionOf(e.Name()); !ok || daily {
+				t.Errorf("table %s: directory %s", table, e.Name())
+			}
+		}
+	}
 }

@@ -109,8 +109,9 @@ func ExtractRows(src Source, l *darshan.Log, rep *analysis.Report) Rows {
 	return out
 }
 
-// Date returns the date partition of a job: the day it started, UTC.
-func (j *Job) Date() string { return j.Start.UTC().Format(time.DateOnly) }
+// Month returns the partition of a job: the month it started, UTC
+// ("2026-11").
+func (j *Job) Month() string { return Month(j.Start) }
 
 // unixTime returns the time of sec seconds and nsec nanoseconds since the
 // epoch, UTC, to the microsecond (the precision of the dataset).

@@ -32,7 +32,7 @@ type IngestOptions struct {
 	// Workers decode logs in parallel; 0 means one per CPU.
 	Workers int
 	// BatchLogs and BatchRows bound a batch: when either is reached, the
-	// batch is written to the dataset (one file per table and date) and
+	// batch is written to the dataset (one file per table and month) and
 	// memory freed. 0 means DefaultBatchLogs, DefaultBatchRows.
 	BatchLogs, BatchRows int
 	// Analysis configures the insights; the zero Config means

@@ -3,7 +3,7 @@ package dataset
 import "time"
 
 // The tables of a dataset, each a directory of the dataset holding one
-// subdirectory per date partition ("date=2026-11-25").
+// subdirectory per month partition ("month=2026-11").
 const (
 	TableJobs     = "jobs"
 	TableFiles    = "files"
@@ -21,8 +21,8 @@ var tableOrder = [...]string{TableFiles, TableInsights, TableRanks, TableErrors,
 func Tables() []string { return tableOrder[:] }
 
 // Job is a row of the jobs table: one log. Times are in seconds; I/O times
-// are summed over ranks. The date partition is the day (UTC) the job
-// started.
+// are summed over ranks. The partition is the month (UTC) the job started,
+// that of the job's rows in the other tables too.
 type Job struct {
 	// ID identifies the log in the dataset: the first 16 hexadecimal
 	// digits of Checksum.
@@ -33,10 +33,10 @@ type Job struct {
 	UID      int64  `parquet:"uid"`
 	// User is the name of UID on the machine that ingested the log, or
 	// empty when it has none.
-	User string `parquet:"user"`
+	User string `parquet:"user,dict"`
 	// App is the application: the base name of the executable, or of the
 	// script an interpreter ran (python3 run.py: run.py).
-	App string `parquet:"app"`
+	App string `parquet:"app,dict"`
 	// Exe is the command line (untrusted text).
 	Exe     string    `parquet:"exe"`
 	Start   time.Time `parquet:"start_time,timestamp(microsecond)"`
@@ -47,8 +47,8 @@ type Job struct {
 	Nodes int64 `parquet:"nodes"`
 	// Version is the runtime library that wrote the log (lib_ver:
 	// "3.4.6", "iolens-1.2.0"); Format is the log format version ("3.41").
-	Version string `parquet:"version"`
-	Format  string `parquet:"format"`
+	Version string `parquet:"version,dict"`
+	Format  string `parquet:"format,dict"`
 	// Modules are the modules with records; Partial those flagged
 	// incomplete.
 	Modules []string `parquet:"modules,list"`
@@ -109,15 +109,15 @@ type File struct {
 // a job (the codes of `iolens report`).
 type Insight struct {
 	Job     string   `parquet:"job"`
-	Code    string   `parquet:"code"`
-	Level   string   `parquet:"level"` // OK, INFO, WARN or HIGH
+	Code    string   `parquet:"code,dict"`
+	Level   string   `parquet:"level,dict"` // OK, INFO, WARN or HIGH
 	Message string   `parquet:"message"`
 	Details []string `parquet:"details,list"`
 	// Subject is the file (or "rank N") most responsible, Value and Unit
 	// its share of the problem; empty when the insight names none.
 	Subject string  `parquet:"subject"`
 	Value   float64 `parquet:"value"`
-	Unit    string  `parquet:"unit"`
+	Unit    string  `parquet:"unit,dict"`
 }
 
 // Rank is a row of the ranks table: the I/O of one rank of a job in the
@@ -130,7 +130,7 @@ type Rank struct {
 }
 
 // Error is a row of the errors table: a log that could not be ingested, or
-// only in part. Its date partition is the day of the ingest.
+// only in part. Its partition is the month (UTC) of the ingest.
 type Error struct {
 	Log      string    `parquet:"log"`
 	Checksum string    `parquet:"checksum"`

@@ -125,13 +125,9 @@ func (s *server) suggestions(ctx context.Context, v viewer, view *jobsView) erro
 		}
 		slices.Sort(*dst)
 	}
-	codes, err := s.db.Insights(ctx, f, nil, 0)
-	if err != nil {
+	var err error
+	if view.Codes, err = s.db.Codes(ctx, f); err != nil {
 		return fmt.Errorf("insight codes: %w", err)
 	}
-	for _, c := range codes {
-		view.Codes = append(view.Codes, c.Code)
-	}
-	slices.Sort(view.Codes)
 	return nil
 }

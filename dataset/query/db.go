@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,8 +30,13 @@ type DB struct {
 	dir string
 	db  *sql.DB
 
-	mu    sync.Mutex
-	empty map[string]bool // tables whose view has no file yet
+	mu sync.Mutex
+	// views is the state of each table's view: absent before the first
+	// query, false while the table has no file (an empty relation), true
+	// once it reads the table's files.
+	views map[string]bool
+	// months caches the month partition of jobs looked up by id.
+	months map[string]string
 }
 
 // ErrNotFound is returned when a job or an application is not in the
@@ -38,7 +44,9 @@ type DB struct {
 var ErrNotFound = errors.New("not found")
 
 // Open opens the dataset in dir for queries. The directory must exist; a
-// dataset without any file yet has empty tables.
+// dataset without any file yet has empty tables. A dataset in the daily
+// layout of earlier versions ("date=2026-11-25") is refused until
+// dataset.Compact has moved it into months.
 func Open(dir string) (*DB, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -51,10 +59,16 @@ func Open(dir string) (*DB, error) {
 	// One connection: the views live in its in-memory catalogue, and DuckDB
 	// parallelises each query itself.
 	db.SetMaxOpenConns(1)
-	d := &DB{dir: abs, db: db, empty: map[string]bool{}}
-	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening DuckDB: %w", err)
+	d := &DB{dir: abs, db: db, views: map[string]bool{}, months: map[string]string{}}
+	// The metadata of a Parquet file (its footer: schema, row groups,
+	// statistics) is read once, not at every query: a file of the dataset
+	// never changes once in place (batches and merged files get new names),
+	// and DuckDB reads it again should its modification time say otherwise.
+	for _, set := range []string{"SET TimeZone = 'UTC'", "SET parquet_metadata_cache = true"} {
+		if _, err := db.Exec(set); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("opening DuckDB: %w", err)
+		}
 	}
 	if err := d.refresh(context.Background()); err != nil {
 		db.Close()
@@ -78,54 +92,87 @@ var rowTypes = map[string]reflect.Type{
 	dataset.TableErrors:   reflect.TypeFor[dataset.Error](),
 }
 
-// refresh (re)creates the view of each table: over its files, or an empty
-// relation of its columns while it has none.
+// dayOf names the column whose day (UTC) the view of a table adds as its
+// date column: that of the job's start, that of an error's ingest.
+var dayOf = map[string]string{
+	dataset.TableJobs:   "start_time",
+	dataset.TableErrors: "ingested",
+}
+
+// refresh creates the view of each table: over its files, or an empty
+// relation of its columns while it has none. A table with files never
+// becomes empty again (batches are only added, and compaction renames a
+// merged file into place before it removes the files merged), and DuckDB
+// expands the view's glob at each query: only the tables still empty are
+// looked at again.
 func (d *DB) refresh(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, table := range dataset.Tables() {
-		files, err := filepath.Glob(filepath.Join(d.dir, table, "*", "*.parquet"))
+		has, seen := d.views[table]
+		if has {
+			continue
+		}
+		if !seen {
+			daily, err := filepath.Glob(filepath.Join(d.dir, table, "date=*"))
+			if err != nil {
+				return err
+			}
+			if len(daily) > 0 {
+				return fmt.Errorf("dataset %s: table %s is in the daily partitions of an earlier version (%s): run 'iolens store compact' to move them into months",
+					d.dir, table, filepath.Base(daily[0]))
+			}
+		}
+		glob := filepath.Join(d.dir, table, dataset.PartitionColumn+"=*", "*.parquet")
+		files, err := filepath.Glob(glob)
 		if err != nil {
 			return err
 		}
-		has := false
-		for _, f := range files {
-			if !strings.HasPrefix(filepath.Base(f), ".") {
-				has = true
-				break
-			}
-		}
-		if empty, seen := d.empty[table]; seen && empty == !has {
+		has = slices.ContainsFunc(files, func(f string) bool { return !strings.HasPrefix(filepath.Base(f), ".") })
+		if seen && !has {
 			continue
 		}
-		var src string
+		src := emptyRelation(table)
 		if has {
-			glob := filepath.Join(d.dir, table, "*", "*.parquet")
-			src = fmt.Sprintf("SELECT * FROM read_parquet(%s, hive_partitioning = true, hive_types = {'date': DATE})", literal(glob))
-		} else {
-			src = emptyRelation(rowTypes[table])
+			src = fmt.Sprintf("SELECT *%s FROM read_parquet(%s, hive_partitioning = true, hive_types = {'%s': VARCHAR})",
+				dateColumn(table), literal(glob), dataset.PartitionColumn)
 		}
 		if _, err := d.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", table, src)); err != nil {
 			return fmt.Errorf("dataset %s: table %s: %w", d.dir, table, err)
 		}
-		d.empty[table] = !has
+		d.views[table] = has
 	}
 	return nil
+}
+
+// dateColumn returns the date column the view of a table adds to those of
+// its files, "" for none: the day (UTC) of the dayOf column, by
+// arithmetic on the microseconds since the epoch, a few times cheaper than
+// a cast through the time zone.
+func dateColumn(table string) string {
+	if col, ok := dayOf[table]; ok {
+		return fmt.Sprintf(", DATE '1970-01-01' + CAST(floor(epoch_us(%s) / 86400000000) AS INTEGER) AS date", col)
+	}
+	return ""
 }
 
 // literal quotes s as an SQL string literal.
 func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// emptyRelation returns a SELECT of no rows with the columns of row type t
-// and the date partition.
-func emptyRelation(t reflect.Type) string {
+// emptyRelation returns a SELECT of no rows with the columns of a table's
+// view: those of its row type, the month partition and the date column.
+func emptyRelation(table string) string {
+	t := rowTypes[table]
 	var cols []string
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
 		cols = append(cols, fmt.Sprintf("CAST(NULL AS %s) AS %s", sqlType(f.Type), name))
 	}
-	cols = append(cols, "CAST(NULL AS DATE) AS date")
+	cols = append(cols, "CAST(NULL AS VARCHAR) AS "+dataset.PartitionColumn)
+	if _, ok := dayOf[table]; ok {
+		cols = append(cols, "CAST(NULL AS DATE) AS date")
+	}
 	return "SELECT " + strings.Join(cols, ", ") + " WHERE false"
 }
 

@@ -3,6 +3,8 @@ package query
 import (
 	"strings"
 	"time"
+
+	"github.com/iolens/iolens/dataset"
 )
 
 // Filter selects jobs. Zero fields select everything.
@@ -40,18 +42,25 @@ func (f Filter) where(alias string) (string, []any) {
 	if f.App != "" {
 		conds, args = append(conds, col("app")+" = ?"), append(args, f.App)
 	}
+	// The month partition prunes files; the start time is exact.
+	months, margs := f.months(col(dataset.PartitionColumn))
+	conds, args = append(conds, months...), append(args, margs...)
 	if !f.Since.IsZero() {
-		// The date partition prunes files; the start time is exact.
-		conds = append(conds, col("date")+" >= CAST(? AS DATE)", col("start_time")+" >= ?")
-		args = append(args, f.Since.UTC().Format(time.DateOnly), f.Since.UTC())
+		conds, args = append(conds, col("start_time")+" >= ?"), append(args, f.Since.UTC())
 	}
 	if !f.Until.IsZero() {
-		conds = append(conds, col("date")+" <= CAST(? AS DATE)", col("start_time")+" < ?")
-		args = append(args, f.Until.UTC().Format(time.DateOnly), f.Until.UTC())
+		conds, args = append(conds, col("start_time")+" < ?"), append(args, f.Until.UTC())
 	}
 	if f.Code != "" {
-		conds = append(conds, col("id")+" IN (SELECT job FROM insights WHERE code = ?)")
-		args = append(args, f.Code)
+		// A job's insights are in the month partition of the job.
+		sub := "code = ?"
+		subArgs := []any{f.Code}
+		if months, margs := f.months(dataset.PartitionColumn); len(months) > 0 {
+			sub += " AND " + strings.Join(months, " AND ")
+			subArgs = append(subArgs, margs...)
+		}
+		conds = append(conds, col("id")+" IN (SELECT job FROM insights WHERE "+sub+")")
+		args = append(args, subArgs...)
 	}
 	if f.MinBytes > 0 {
 		conds = append(conds, col("bytes_read")+" + "+col("bytes_written")+" >= ?")
@@ -61,4 +70,20 @@ func (f Filter) where(alias string) (string, []any) {
 		return "true", nil
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// months returns the conditions on the month partition column col (of any
+// table: a job's rows are all in the month it started) that Since and
+// Until imply, and their arguments; none when they are zero.
+func (f Filter) months(col string) ([]string, []any) {
+	var conds []string
+	var args []any
+	if !f.Since.IsZero() {
+		conds, args = append(conds, col+" >= ?"), append(args, dataset.Month(f.Since))
+	}
+	if !f.Until.IsZero() {
+		// Until is excluded: the last month is that of the instant before.
+		conds, args = append(conds, col+" <= ?"), append(args, dataset.Month(f.Until.Add(-time.Nanosecond)))
+	}
+	return conds, args
 }

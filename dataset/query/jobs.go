@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -12,7 +13,7 @@ import (
 	"github.com/iolens/iolens/dataset"
 )
 
-// Job is a job of the dataset with its date partition.
+// Job is a job of the dataset with the day (UTC) it started.
 type Job struct {
 	dataset.Job
 	Date time.Time `json:"date"`
@@ -56,13 +57,73 @@ func (d *DB) Jobs(ctx context.Context, q JobsQuery) ([]Job, int64, error) {
 		limit = 50
 	}
 	where, args := q.Filter.where("")
-	t, err := d.Query(ctx, "SELECT count(*) FROM jobs WHERE "+where, args...)
+	// The page's ids and the total in one scan of the columns that select
+	// and sort the jobs, then the page's rows, from the months they are in.
+	t, err := d.Query(ctx, fmt.Sprintf(`WITH f AS MATERIALIZED (SELECT id, %s, %s AS k, start_time FROM jobs WHERE %s)
+		SELECT id, %s, (SELECT count(*) FROM f) FROM f ORDER BY k %s, start_time %s, id %s LIMIT %d OFFSET %d`,
+		dataset.PartitionColumn, sort, where, dataset.PartitionColumn, dir, dir, dir, limit, max(q.Offset, 0)), args...)
 	if err != nil {
 		return nil, 0, err
 	}
-	total := asInt(t.Rows[0][0])
-	jobs, err := d.jobs(ctx, fmt.Sprintf("%s ORDER BY %s %s, start_time %s, id %s LIMIT %d OFFSET %d", where, sort, dir, dir, dir, limit, max(q.Offset, 0)), args...)
-	return jobs, total, err
+	if len(t.Rows) == 0 {
+		// No job, or a page past the last.
+		if t, err = d.Query(ctx, "SELECT count(*) FROM jobs WHERE "+where, args...); err != nil {
+			return nil, 0, err
+		}
+		return []Job{}, asInt(t.Rows[0][0]), nil
+	}
+	total := asInt(t.Rows[0][2])
+	ids := make([]string, len(t.Rows))
+	months := map[string]bool{}
+	for i, r := range t.Rows {
+		ids[i] = asString(r[0])
+		months[asString(r[1])] = true
+	}
+	cond, cargs := inList(dataset.PartitionColumn, slices.Sorted(maps.Keys(months)))
+	idCond, idArgs := oneOf("id", ids)
+	rows, err := d.jobs(ctx, cond+" AND "+idCond, append(cargs, idArgs...)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	byID := map[string][]Job{}
+	for _, j := range rows {
+		byID[j.ID] = append(byID[j.ID], j)
+	}
+	jobs := make([]Job, 0, len(ids))
+	for _, id := range ids {
+		// A job ingested twice (before compaction) is listed twice.
+		if js := byID[id]; len(js) > 0 {
+			jobs = append(jobs, js[0])
+			byID[id] = js[1:]
+		}
+	}
+	return jobs, total, nil
+}
+
+// inList returns the condition that col is one of values, and its
+// arguments: "col IN (...)", which prunes partitions (col a partition
+// column) and is pushed into scans when values are few.
+func inList(col string, values []string) (string, []any) {
+	return col + " IN (" + placeholders(len(values)) + ")", strings2any(values)
+}
+
+// oneOf returns the condition that col is one of values, and its arguments,
+// for lists of many values: DuckDB evaluates "col IN (...)" of more than a
+// few values as a join, after it has read every column of every row, while
+// it evaluates list_contains in the scan, on col first.
+func oneOf(col string, values []string) (string, []any) {
+	return "list_contains([" + placeholders(len(values)) + "], " + col + ")", strings2any(values)
+}
+
+// placeholders returns n parameter placeholders separated by commas.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func strings2any(values []string) []any {
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = v
+	}
+	return args
 }
 
 // Job returns the job of id; ErrNotFound when the dataset has none.
@@ -74,7 +135,40 @@ func (d *DB) Job(ctx context.Context, id string) (*Job, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
+	d.remember(id, jobs[0].Month())
 	return &jobs[0], nil
+}
+
+// maxMonths bounds the cache of the months of jobs.
+const maxMonths = 10000
+
+// remember caches the month partition of job id.
+func (d *DB) remember(id, month string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.months) >= maxMonths {
+		clear(d.months)
+	}
+	d.months[id] = month
+}
+
+// month returns the month partition of job id (that of its rows in every
+// table), "" when the dataset has no such job. A job's month never
+// changes: it is that of the start time in its log.
+func (d *DB) month(ctx context.Context, id string) (string, error) {
+	d.mu.Lock()
+	m, ok := d.months[id]
+	d.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	t, err := d.Query(ctx, "SELECT "+dataset.PartitionColumn+" FROM jobs WHERE id = ? LIMIT 1", id)
+	if err != nil || len(t.Rows) == 0 {
+		return "", err
+	}
+	m = asString(t.Rows[0][0])
+	d.remember(id, m)
+	return m, nil
 }
 
 // jobs returns the jobs of a condition (with its ORDER BY and LIMIT).
@@ -95,27 +189,36 @@ func (d *DB) jobs(ctx context.Context, cond string, args ...any) ([]Job, error) 
 // Files returns the files of a job, the most bytes first, at most n (all
 // when n <= 0).
 func (d *DB) Files(ctx context.Context, job string, n int) ([]dataset.File, error) {
-	return rowsOf[dataset.File](ctx, d, "files", "job = ? ORDER BY bytes_read + bytes_written DESC, name", n, job)
+	return rowsOf[dataset.File](ctx, d, "files", job, "ORDER BY bytes_read + bytes_written DESC, name", n)
 }
 
 // JobInsights returns the insights of a job, the most severe first.
 func (d *DB) JobInsights(ctx context.Context, job string) ([]dataset.Insight, error) {
-	return rowsOf[dataset.Insight](ctx, d, "insights",
-		"job = ? ORDER BY CASE level WHEN 'HIGH' THEN 0 WHEN 'WARN' THEN 1 WHEN 'INFO' THEN 2 ELSE 3 END, code", 0, job)
+	return rowsOf[dataset.Insight](ctx, d, "insights", job,
+		"ORDER BY CASE level WHEN 'HIGH' THEN 0 WHEN 'WARN' THEN 1 WHEN 'INFO' THEN 2 ELSE 3 END, code", 0)
 }
 
 // Ranks returns the per-rank I/O of a job, in rank order.
 func (d *DB) Ranks(ctx context.Context, job string) ([]dataset.Rank, error) {
-	return rowsOf[dataset.Rank](ctx, d, "ranks", "job = ? ORDER BY rank", 0, job)
+	return rowsOf[dataset.Rank](ctx, d, "ranks", job, "ORDER BY rank", 0)
 }
 
-// rowsOf returns the rows of a table that a condition selects, at most n
-// (all when n <= 0).
-func rowsOf[T any](ctx context.Context, d *DB, table, cond string, n int, args ...any) ([]T, error) {
-	if n > 0 {
-		cond += fmt.Sprintf(" LIMIT %d", n)
+// rowsOf returns the rows of a table of one job, in the order of orderBy,
+// at most n (all when n <= 0). Only the files of the job's month are read.
+func rowsOf[T any](ctx context.Context, d *DB, table, job, orderBy string, n int) ([]T, error) {
+	month, err := d.month(ctx, job)
+	if err != nil {
+		return nil, err
 	}
-	t, err := d.Query(ctx, "SELECT "+strings.Join(columns(reflect.TypeFor[T]()), ", ")+" FROM "+table+" WHERE "+cond, args...)
+	if month == "" {
+		return []T{}, nil
+	}
+	q := "SELECT " + strings.Join(columns(reflect.TypeFor[T]()), ", ") + " FROM " + table +
+		" WHERE " + dataset.PartitionColumn + " = ? AND job = ? " + orderBy
+	if n > 0 {
+		q += fmt.Sprintf(" LIMIT %d", n)
+	}
+	t, err := d.Query(ctx, q, month, job)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,6 +52,28 @@ var users = map[int64]string{1001: "ana", 1002: "ben"}
 // openFacility writes, ingests and opens the synthetic facility.
 func openFacility(t *testing.T) *DB {
 	t.Helper()
+	dir := t.TempDir()
+	ingest(t, dir, facilityLogs(t))
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// ingest adds logs to the dataset in dir.
+func ingest(t *testing.T, dir string, paths []string) {
+	t.Helper()
+	st, err := dataset.Ingest(context.Background(), dir, paths, dataset.IngestOptions{User: func(uid int64) string { return users[uid] }})
+	if err != nil || st.Ingested != len(paths) {
+		t.Fatalf("ingest: %+v, %v", st, err)
+	}
+}
+
+// facilityLogs writes the logs of the synthetic facility, in job order.
+func facilityLogs(t *testing.T) []string {
+	t.Helper()
 	logs := t.TempDir()
 	var paths []string
 	for i, r := range facility {
@@ -66,17 +89,7 @@ func openFacility(t *testing.T) *DB {
 		}
 		paths = append(paths, p)
 	}
-	dir := t.TempDir()
-	st, err := dataset.Ingest(context.Background(), dir, paths, dataset.IngestOptions{User: func(uid int64) string { return users[uid] }})
-	if err != nil || st.Ingested != len(facility) {
-		t.Fatalf("ingest: %+v, %v", st, err)
-	}
-	db, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return paths
 }
 
 func TestOverview(t *testing.T) {
@@ -100,7 +113,13 @@ func TestOverview(t *testing.T) {
 	}
 	i := slices.IndexFunc(o.Insights, func(c InsightCount) bool { return c.Code == "P06" })
 	if i < 0 || o.Insights[i].Jobs != 3 || o.Insights[i].Users != 1 || o.Insights[i].Apps != 1 || o.Insights[i].Level != "HIGH" || len(o.Insights[i].Examples) != 3 {
-		t.Errorf("insights %+v", o.Insights)
+		t.Fatalf("insights %+v", o.Insights)
+	}
+	// The message is that of the first example's P06.
+	ins, err := db.JobInsights(context.Background(), o.Insights[i].Examples[0])
+	k := slices.IndexFunc(ins, func(in dataset.Insight) bool { return in.Code == "P06" })
+	if err != nil || k < 0 || o.Insights[i].Message == "" || o.Insights[i].Message != ins[k].Message {
+		t.Errorf("P06 message %q, the example's insights %+v, %v", o.Insights[i].Message, ins, err)
 	}
 	// ben's view.
 	ben := int64(1002)
@@ -224,5 +243,127 @@ func TestEmptyDataset(t *testing.T) {
 	tb, err := db.Query(context.Background(), "SELECT count(*) FROM files JOIN jobs ON files.job = jobs.id")
 	if err != nil || tb.Rows[0][0] != int64(0) {
 		t.Errorf("query of an empty dataset: %v, %v", tb, err)
+	}
+}
+
+// Filters on the start time read only the months they span, and select
+// exactly by the start time.
+func TestFilterMonths(t *testing.T) {
+	db := openFacility(t)
+	ctx := context.Background()
+	ids := func(jobs []Job) string {
+		var s []string
+		for _, j := range jobs {
+			s = append(s, fmt.Sprint(j.JobID))
+		}
+		return strings.Join(s, " ")
+	}
+	day := func(d int) time.Time { return time.Date(2026, 10, d, 0, 0, 0, 0, time.UTC) }
+	november := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	jobs, total, err := db.Jobs(ctx, JobsQuery{Filter: Filter{Since: day(22), Until: november}})
+	if err != nil || total != 1 || ids(jobs) != "111" {
+		t.Errorf("jobs of 22-31 October: %d, %s, %v", total, ids(jobs), err)
+	}
+	if jobs, total, err := db.Jobs(ctx, JobsQuery{Filter: Filter{Since: november}}); err != nil || total != 0 || len(jobs) != 0 {
+		t.Errorf("jobs of November: %d, %s, %v", total, ids(jobs), err)
+	}
+	if jobs, total, err := db.Jobs(ctx, JobsQuery{Filter: Filter{Until: day(1).Add(12 * time.Hour)}}); err != nil || total != 0 || len(jobs) != 0 {
+		t.Errorf("jobs before the first: %d, %s, %v", total, ids(jobs), err)
+	}
+	jobs, total, err = db.Jobs(ctx, JobsQuery{Filter: Filter{Code: "P06", Since: day(13)}})
+	if err != nil || total != 1 || ids(jobs) != "109" {
+		t.Errorf("jobs with P06 since 13 October: %d, %s, %v", total, ids(jobs), err)
+	}
+	counts, err := db.Insights(ctx, Filter{Since: day(13)}, nil, 0)
+	i := slices.IndexFunc(counts, func(c InsightCount) bool { return c.Code == "P06" })
+	if err != nil || i < 0 || counts[i].Jobs != 1 || counts[i].Message == "" {
+		t.Errorf("insights since 13 October: %+v, %v", counts, err)
+	}
+	all, err := db.Codes(ctx, Filter{})
+	if err != nil || !slices.Contains(all, "P06") || !slices.IsSorted(all) {
+		t.Errorf("codes: %v, %v", all, err)
+	}
+	if ana, err := db.Codes(ctx, Filter{User: "ana", Since: day(1)}); err != nil || len(ana) == 0 || slices.Contains(ana, "P06") {
+		t.Errorf("codes of ana's jobs: %v, %v", ana, err)
+	}
+}
+
+// Batches ingested after Open are seen, in the tables that had files at
+// Open and in those that had none.
+func TestBatchesAddedSinceOpen(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	paths := facilityLogs(t)
+	overview := func() *Overview {
+		t.Helper()
+		o, err := db.Overview(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if o := overview(); o.Jobs != 0 {
+		t.Fatalf("%d jobs in an empty dataset", o.Jobs)
+	}
+	ingest(t, dir, paths[:7])
+	if o := overview(); o.Jobs != 7 || o.Errors != 0 {
+		t.Errorf("after the first batch: %d jobs, %d errors", o.Jobs, o.Errors)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.darshan")
+	if err := os.WriteFile(bad, []byte("not a Darshan log"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dataset.Ingest(ctx, dir, append(paths[7:], bad), dataset.IngestOptions{User: func(uid int64) string { return users[uid] }}); err != nil {
+		t.Fatal(err)
+	}
+	if o := overview(); o.Jobs != 12 || o.Errors != 1 {
+		t.Errorf("after the second batch: %d jobs, %d errors", o.Jobs, o.Errors)
+	}
+	jobs, _, err := db.Jobs(ctx, JobsQuery{Filter: Filter{App: "lmp.py"}})
+	if err != nil || len(jobs) != 2 {
+		t.Fatalf("lmp.py jobs: %+v, %v", jobs, err)
+	}
+	if files, err := db.Files(ctx, jobs[0].ID, 0); err != nil || len(files) != 1 {
+		t.Errorf("files of a job of the second batch: %+v, %v", files, err)
+	}
+	for name, f := range map[string]func(string) (int, error){
+		"files":    func(id string) (int, error) { r, err := db.Files(ctx, id, 0); return len(r), err },
+		"insights": func(id string) (int, error) { r, err := db.JobInsights(ctx, id); return len(r), err },
+		"ranks":    func(id string) (int, error) { r, err := db.Ranks(ctx, id); return len(r), err },
+	} {
+		if n, err := f("0000000000000000"); n != 0 || err != nil {
+			t.Errorf("%s of an unknown job: %d, %v", name, n, err)
+		}
+	}
+}
+
+// A dataset in the daily partitions of earlier versions is refused until
+// compacted into months.
+func TestDailyLayoutRefused(t *testing.T) {
+	dir := t.TempDir()
+	ingest(t, dir, facilityLogs(t)[:2])
+	month := filepath.Join(dir, dataset.TableJobs, "month=2026-10")
+	if err := os.Rename(month, filepath.Join(dir, dataset.TableJobs, "date=2026-10-01")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "store compact") {
+		t.Fatalf("opening a daily dataset: %v", err)
+	}
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	if _, err := dataset.Compact(dir, dataset.CompactOptions{Now: later}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if o, err := db.Overview(context.Background(), Filter{}); err != nil || o.Jobs != 2 {
+		t.Errorf("after compaction: %+v, %v", o, err)
 	}
 }

@@ -3,9 +3,12 @@ package query
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/iolens/iolens/dataset"
 )
 
 // Overview summarises the jobs a filter selects: totals, activity per day,
@@ -61,6 +64,8 @@ type InsightCount struct {
 // Overview answers the facility overview for the jobs f selects.
 func (d *DB) Overview(ctx context.Context, f Filter) (*Overview, error) {
 	where, args := f.where("")
+	// The totals and the days are two scans: one scan with grouping sets
+	// would count the distinct users and applications of every day too.
 	t, err := d.Query(ctx, `SELECT count(*), count(DISTINCT uid), count(DISTINCT app),
 		CAST(coalesce(sum(bytes_read), 0) AS BIGINT), CAST(coalesce(sum(bytes_written), 0) AS BIGINT), coalesce(sum(io_time), 0),
 		min(start_time), max(start_time),
@@ -100,31 +105,97 @@ func (d *DB) Overview(ctx context.Context, f Filter) (*Overview, error) {
 // most n (all when n <= 0).
 func (d *DB) Insights(ctx context.Context, f Filter, levels []string, n int) ([]InsightCount, error) {
 	where, args := f.where("j")
+	// A job's insights are in the month partition of the job.
+	mconds, margs := f.months("i." + dataset.PartitionColumn)
+	for _, m := range mconds {
+		where += " AND " + m
+	}
+	args = append(args, margs...)
+	level := "true"
+	var largs []any
 	if len(levels) > 0 {
-		where += " AND i.level IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(levels)), ", ") + ")"
-		for _, l := range levels {
-			args = append(args, l)
-		}
+		level, largs = inList("level", levels)
+		where += " AND i." + level
+		args = append(args, largs...)
 	}
 	limit := ""
 	if n > 0 {
 		limit = fmt.Sprintf(" LIMIT %d", n)
 	}
+	// The messages are long: they are read below, for the one job of each
+	// code whose message is shown, not for every insight.
 	t, err := d.Query(ctx, `SELECT i.code,
 		max(CASE i.level WHEN 'HIGH' THEN 3 WHEN 'WARN' THEN 2 WHEN 'INFO' THEN 1 ELSE 0 END),
-		arg_max(i.message, j.io_time), count(DISTINCT j.id), count(DISTINCT j.uid), count(DISTINCT j.app),
-		max_by(j.id, j.io_time, 3)
+		count(DISTINCT j.id), count(DISTINCT j.uid), count(DISTINCT j.app),
+		max_by({'id': j.id, 'month': j.`+dataset.PartitionColumn+`}, j.io_time, 3)
 		FROM insights i JOIN jobs j ON i.job = j.id
 		WHERE `+where+` GROUP BY i.code ORDER BY count(DISTINCT j.id) DESC, i.code`+limit, args...)
 	if err != nil {
 		return nil, err
 	}
 	out := []InsightCount{}
+	months := map[string]bool{}
+	var ids []string
 	for _, r := range t.Rows {
-		out = append(out, InsightCount{
-			Code: asString(r[0]), Level: levelName(asInt(r[1])), Message: asString(r[2]),
-			Jobs: asInt(r[3]), Users: asInt(r[4]), Apps: asInt(r[5]), Examples: asStrings(r[6]),
-		})
+		c := InsightCount{
+			Code: asString(r[0]), Level: levelName(asInt(r[1])),
+			Jobs: asInt(r[2]), Users: asInt(r[3]), Apps: asInt(r[4]), Examples: []string{},
+		}
+		examples, _ := r[5].([]any)
+		for k, e := range examples {
+			e, _ := e.(map[string]any)
+			c.Examples = append(c.Examples, asString(e["id"]))
+			if k == 0 {
+				ids = append(ids, asString(e["id"]))
+				months[asString(e["month"])] = true
+			}
+		}
+		out = append(out, c)
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	// The message of each code is that of the job with the most I/O time,
+	// its first example, at one of the levels asked for.
+	mcond, margs2 := inList(dataset.PartitionColumn, slices.Sorted(maps.Keys(months)))
+	jcond, jargs := oneOf("job", ids)
+	q := "SELECT code, job, min(message) FROM insights WHERE " + mcond + " AND " + jcond + " AND " + level + " GROUP BY code, job"
+	t, err = d.Query(ctx, q, append(append(margs2, jargs...), largs...)...)
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ code, job string }
+	msgs := map[key]string{}
+	for _, r := range t.Rows {
+		msgs[key{asString(r[0]), asString(r[1])}] = asString(r[2])
+	}
+	for i, c := range out {
+		if len(c.Examples) > 0 {
+			out[i].Message = msgs[key{c.Code, c.Examples[0]}]
+		}
+	}
+	return out, nil
+}
+
+// Codes returns the insight codes found in the jobs f selects, sorted.
+// When f selects everything, they are read from the insights table alone:
+// they may then include the codes of the rows of an ingest that stopped
+// before adding its jobs, until compaction drops them.
+func (d *DB) Codes(ctx context.Context, f Filter) ([]string, error) {
+	q := "SELECT DISTINCT code FROM insights ORDER BY code"
+	where, args := f.where("")
+	if where != "true" {
+		mconds, margs := f.months(dataset.PartitionColumn)
+		q = "SELECT DISTINCT code FROM insights WHERE " + strings.Join(append(mconds, "job IN (SELECT id FROM jobs WHERE "+where+")"), " AND ") + " ORDER BY code"
+		args = append(margs, args...)
+	}
+	t, err := d.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(t.Rows))
+	for i, r := range t.Rows {
+		out[i] = asString(r[0])
 	}
 	return out, nil
 }

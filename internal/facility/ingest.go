@@ -26,10 +26,10 @@ func newIngestCmd(s cli.Streams) *cobra.Command {
 		Short: "Add Darshan logs (files, directories, a list on stdin) to the facility dataset",
 		Long: `Ingest adds Darshan logs to the facility dataset: each log becomes a row
 of the jobs table, and rows of its files, insights (those of 'iolens
-report') and per-rank I/O, in Parquet files partitioned by the day the job
-started. PATHs are logs or directories searched recursively for *.darshan
-(a Darshan log directory and its YYYY/M/D layout); '-' reads a list of
-paths from stdin, one per line.
+report') and per-rank I/O, in Parquet files partitioned by the month the
+job started. PATHs are logs or directories searched recursively for
+*.darshan (a Darshan log directory and its YYYY/M/D layout); '-' reads a
+list of paths from stdin, one per line.
 
 Ingest is incremental: a log the dataset holds already (same SHA-256) is
 skipped, so the same directory can be ingested every night (--since 2d

@@ -23,10 +23,12 @@ func newQueryCmd(s cli.Streams) *cobra.Command {
 		Use:   "query [--store DIR] [--json|--csv] SQL",
 		Short: "Run SQL over the facility dataset (embedded DuckDB)",
 		Long: `Query runs an SQL statement (DuckDB's dialect) over the facility dataset.
-Its tables are views: jobs, files, insights, ranks and errors, each with a
-'date' column (the partition: the day the job started); files, insights
-and ranks join jobs on their 'job' column (= jobs.id). docs/dataset.md
-lists every column.`,
+Its tables are views: jobs, files, insights, ranks and errors. Each has a
+'month' column, the partition ('2026-11': the month the job started, that
+of the ingest for errors), on which a condition skips the files of other
+months; jobs and errors also have a 'date' column, the day the job started
+or the log was ingested. files, insights and ranks join jobs on their 'job'
+column (= jobs.id). docs/dataset.md lists every column.`,
 		Example: `  iolens query "SELECT app, count(*), sum(io_time) FROM jobs GROUP BY app ORDER BY 3 DESC LIMIT 10"
   iolens query --csv "SELECT j.user, f.name, f.bytes_written FROM files f JOIN jobs j ON f.job = j.id WHERE f.access_size < 4096"
   iolens query --json "SELECT log, error FROM errors"`,

@@ -23,11 +23,14 @@ func newStoreCmd(s cli.Streams) *cobra.Command {
 	var minAge time.Duration
 	compact := &cobra.Command{
 		Use:   "compact [--store DIR] [--min-age D]",
-		Short: "Merge each date partition's files into one per table and remove jobs ingested twice",
-		Long: `Compact merges, in every date partition, the files that ingest batches
+		Short: "Merge each month partition's files into one per table and remove jobs ingested twice",
+		Long: `Compact merges, in every month partition, the files that ingest batches
 added into one file per table, so that queries open fewer files, and removes
 the jobs that two ingesters added at once. Batches younger than --min-age
-are left alone (an ingest may be writing them); ingests may go on meanwhile.`,
+are left alone (an ingest may be writing them); ingests may go on meanwhile.
+The daily partitions (date=2026-11-25) of a dataset written by an earlier
+version are merged into their month; queries refuse such a dataset until
+then.`,
 		Example: `  iolens store compact --store /data/io`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
