@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -467,10 +468,10 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 // replicate writes the dataset big: c.replicas copies of every table of
 // small, copy k's jobs with new ids, checksums and job ids and their start
 // times shifted by 37·k days, so that big holds c.replicas times the jobs
-// over more dates, one file per table and date as after store compact.
+// over more months, one file per table and month as after store compact.
 func replicate(ctx context.Context, c benchConfig, small, big string) error {
 	marker := filepath.Join(big, ".replicated")
-	want := fmt.Sprintf("%s %d\n", small, c.replicas)
+	want := fmt.Sprintf("%s %d month\n", small, c.replicas)
 	if b, err := os.ReadFile(marker); err == nil && string(b) == want {
 		return nil
 	}
@@ -488,20 +489,42 @@ func replicate(ctx context.Context, c benchConfig, small, big string) error {
 		copies = "range(%d) AS r(k)"
 	)
 	newID := func(col string) string { return fmt.Sprintf("substr(%s, 1, 13) || printf('%%03d', r.k)", col) }
+	month := func(start string) string { return fmt.Sprintf("strftime(%s + %s, '%%Y-%%m') AS month", start, shift) }
+	// Every column of the row type, some replaced.
+	sel := func(row any, alias string, replace map[string]string) string {
+		var cols []string
+		t := reflect.TypeOf(row)
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("parquet"), ",")
+			if e, ok := replace[name]; ok {
+				cols = append(cols, e+" AS "+name)
+			} else {
+				cols = append(cols, alias+"."+name)
+			}
+		}
+		return strings.Join(cols, ", ")
+	}
 	stmts := map[string]string{
-		dataset.TableJobs: fmt.Sprintf("SELECT j.* EXCLUDE (date) REPLACE (%s AS id, substr(checksum, 1, 61) || printf('%%03d', r.k) AS checksum, job_id + r.k * 100000000 AS job_id, start_time + %s AS start_time, end_time + %s AS end_time), CAST(start_time + %s AS DATE) AS date FROM jobs j, "+copies,
-			newID("j.id"), shift, shift, shift, c.replicas),
+		dataset.TableJobs: fmt.Sprintf("SELECT %s, %s FROM jobs j, "+copies,
+			sel(dataset.Job{}, "j", map[string]string{
+				"id":         newID("j.id"),
+				"checksum":   "substr(j.checksum, 1, 61) || printf('%03d', r.k)",
+				"job_id":     "j.job_id + r.k * 100000000",
+				"start_time": "j.start_time + " + shift,
+				"end_time":   "j.end_time + " + shift,
+			}), month("j.start_time"), c.replicas),
 	}
 	tables := []string{dataset.TableJobs, dataset.TableFiles, dataset.TableInsights, dataset.TableRanks}
+	rows := map[string]any{dataset.TableFiles: dataset.File{}, dataset.TableInsights: dataset.Insight{}, dataset.TableRanks: dataset.Rank{}}
 	for _, t := range tables[1:] {
-		stmts[t] = fmt.Sprintf("SELECT t.* EXCLUDE (date) REPLACE (%s AS job), CAST(j.start_time + %s AS DATE) AS date FROM %s t JOIN jobs j ON t.job = j.id, "+copies,
-			newID("t.job"), shift, t, c.replicas)
+		stmts[t] = fmt.Sprintf("SELECT %s, %s FROM %s t JOIN jobs j ON t.job = j.id, "+copies,
+			sel(rows[t], "t", map[string]string{"job": newID("t.job")}), month("j.start_time"), t, c.replicas)
 	}
 	for _, t := range tables {
 		if err := os.MkdirAll(filepath.Join(big, t), 0o750); err != nil {
 			return err
 		}
-		copyStmt := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (date), FILENAME_PATTERN 'replicas_{i}')",
+		copyStmt := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (month), FILENAME_PATTERN 'replicas_{i}')",
 			stmts[t], sqlString(filepath.Join(big, t)))
 		if _, err := db.Query(ctx, copyStmt); err != nil {
 			return fmt.Errorf("replicating %s: %w", t, err)
