@@ -123,6 +123,19 @@ func runPropagation(t *testing.T, cases []propagationCase) {
 	}
 }
 
+// emitModule is a Fortran module whose procedure emit writes k records.
+const emitModule = `module io
+contains
+  subroutine emit(k)
+    integer, intent(in) :: k
+    integer :: i
+    do i = 1, k ! emit loop
+      write(20, *) i
+    end do
+  end subroutine emit
+end module io
+`
+
 // f90 is a Fortran source file of a test.
 func f90(name, text string) source { return source{name + ".f90", text} }
 
@@ -162,17 +175,7 @@ func TestFortranCallPropagation(t *testing.T) {
 end program main
 `), f90("writer", writerF90)},
 			path: []string{"call writer(nsteps)"}, loop: "writer loop", trip: 750, source: TripParameter},
-		{name: "parameter to a module procedure", srcs: []source{f90("modproc", `module io
-contains
-  subroutine emit(k)
-    integer, intent(in) :: k
-    integer :: i
-    do i = 1, k ! emit loop
-      write(20, *) i
-    end do
-  end subroutine emit
-end module io
-
+		{name: "parameter to a module procedure", srcs: []source{f90("modproc", emitModule+`
 program main
   use io
   integer, parameter :: nrec = 640
@@ -180,17 +183,7 @@ program main
 end program main
 `)},
 			path: []string{"call emit(nrec)"}, loop: "emit loop", trip: 640, source: TripParameter},
-		{name: "module procedure of another file", srcs: []source{f90("io", `module io
-contains
-  subroutine emit(k)
-    integer, intent(in) :: k
-    integer :: i
-    do i = 1, k ! emit loop
-      write(20, *) i
-    end do
-  end subroutine emit
-end module io
-`), f90("main", `program main
+		{name: "module procedure of another file", srcs: []source{f90("io", emitModule), f90("main", `program main
   use io
   integer, parameter :: nrec = 640
   call emit(nrec * 2)
