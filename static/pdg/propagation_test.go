@@ -136,6 +136,14 @@ contains
 end module io
 `
 
+// twoCallsMain calls writer with two expressions of a PARAMETER.
+const twoCallsMain = `program main
+  integer, parameter :: n = 400
+  call writer(n / 2)
+  call writer(2 * n + 1)
+end program main
+`
+
 // f90 is a Fortran source file of a test.
 func f90(name, text string) source { return source{name + ".f90", text} }
 
@@ -190,19 +198,9 @@ end program main
 end program main
 `)},
 			path: []string{"call emit(nrec * 2)"}, loop: "emit loop", trip: 1280, source: TripParameter},
-		{name: "expression of a parameter", srcs: []source{f90("expr", `program main
-  integer, parameter :: n = 400
-  call writer(n / 2)
-  call writer(2 * n + 1)
-end program main
-`), f90("writer", writerF90)},
+		{name: "expression of a parameter", srcs: []source{f90("expr", twoCallsMain), f90("writer", writerF90)},
 			path: []string{"call writer(n / 2)"}, loop: "writer loop", trip: 200, source: TripParameter},
-		{name: "second context of the same callee", srcs: []source{f90("expr", `program main
-  integer, parameter :: n = 400
-  call writer(n / 2)
-  call writer(2 * n + 1)
-end program main
-`), f90("writer", writerF90)},
+		{name: "second context of the same callee", srcs: []source{f90("expr", twoCallsMain), f90("writer", writerF90)},
 			path: []string{"call writer(2 * n + 1)"}, loop: "writer loop", trip: 801, source: TripParameter},
 		{name: "variable assigned a constant, in a time loop", srcs: []source{f90("var", `program main
   integer :: nx, step
