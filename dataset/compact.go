@@ -48,7 +48,10 @@ type CompactStats struct {
 //
 // The daily partitions of a dataset written by an earlier version
 // ("date=2026-11-25") are merged into their month in the same way, and
-// removed once empty; readers do not see their rows until then.
+// removed once empty; readers do not see their rows until then. Jobs
+// files of an earlier version without the insight summary of each job
+// (insight_codes, insight_levels) are merged, alone if need be, and their
+// jobs get it from the insights table.
 func Compact(dir string, opts CompactOptions) (CompactStats, error) {
 	var st CompactStats
 	now := opts.Now
@@ -62,6 +65,7 @@ func Compact(dir string, opts CompactOptions) (CompactStats, error) {
 	cutoff := now().Add(-minAge)
 	months := map[string]bool{}
 	daily := map[string]bool{}                  // months with files in daily partitions
+	stale := map[string]bool{}                  // months with jobs files without insight summary
 	sources := map[string]map[string][]string{} // table -> month -> files
 	for _, table := range Tables() {
 		files, err := DataFiles(dir, table)
@@ -81,10 +85,17 @@ func Compact(dir string, opts CompactOptions) (CompactStats, error) {
 			sources[table][m] = append(sources[table][m], f)
 			months[m] = true
 			daily[m] = daily[m] || old
+			if table == TableJobs {
+				has, err := hasColumn(f, summaryColumn)
+				if err != nil {
+					return st, fmt.Errorf("dataset %s: %w", dir, err)
+				}
+				stale[m] = stale[m] || !has
+			}
 		}
 	}
 	for _, m := range slices.Sorted(maps.Keys(months)) {
-		merge := daily[m]
+		merge := daily[m] || stale[m]
 		for _, table := range Tables() {
 			merge = merge || len(sources[table][m]) > 1
 		}
@@ -153,14 +164,36 @@ func compactPartition(dir, m string, sources map[string]map[string][]string, now
 		}
 	}
 	keep := func(job, file string) bool { return winner[job] == filepath.Base(file) }
+	// Jobs written by a version without the insight summary get it from
+	// their rows of the insights table, read as those are merged.
+	summaries, err := unsummarised(sources[TableJobs][m])
+	if err != nil {
+		return fmt.Errorf("dataset %s: %w", dir, err)
+	}
+	found := map[string][]Insight{}
 	name := NewBatchName(now)
 	var files []pending
-	err := errors.Join(
-		mergeTable(dir, TableFiles, m, name, sources, func(r File, f string) bool { return keep(r.Job, f) }, &files),
-		mergeTable(dir, TableInsights, m, name, sources, func(r Insight, f string) bool { return keep(r.Job, f) }, &files),
-		mergeTable(dir, TableRanks, m, name, sources, func(r Rank, f string) bool { return keep(r.Job, f) }, &files),
-		mergeTable(dir, TableErrors, m, name, sources, func(Error, string) bool { return true }, &files),
-		mergeTable(dir, TableJobs, m, name, sources, func(r Job, f string) bool { return keep(r.ID, f) }, &files),
+	// The tables are merged in the order of the arguments: the insights
+	// before the jobs that summarise them.
+	err = errors.Join(
+		mergeTable(dir, TableFiles, m, name, sources, func(r *File, f string) bool { return keep(r.Job, f) }, &files),
+		mergeTable(dir, TableInsights, m, name, sources, func(r *Insight, f string) bool {
+			if !keep(r.Job, f) {
+				return false
+			}
+			if summaries[r.Job] {
+				found[r.Job] = append(found[r.Job], Insight{Code: r.Code, Level: r.Level})
+			}
+			return true
+		}, &files),
+		mergeTable(dir, TableRanks, m, name, sources, func(r *Rank, f string) bool { return keep(r.Job, f) }, &files),
+		mergeTable(dir, TableErrors, m, name, sources, func(*Error, string) bool { return true }, &files),
+		mergeTable(dir, TableJobs, m, name, sources, func(r *Job, f string) bool {
+			if summaries[r.ID] {
+				r.InsightCodes, r.InsightLevels = summarise(found[r.ID])
+			}
+			return keep(r.ID, f)
+		}, &files),
 	)
 	if err != nil {
 		for _, f := range files {
@@ -189,8 +222,8 @@ func compactPartition(dir, m string, sources map[string]map[string][]string, now
 }
 
 // mergeTable streams the rows of a table's sources in month m that keep
-// accepts into one temporary file, appended to files.
-func mergeTable[T any](dir, table, m, name string, sources map[string]map[string][]string, keep func(T, string) bool, files *[]pending) error {
+// accepts (and may update) into one temporary file, appended to files.
+func mergeTable[T any](dir, table, m, name string, sources map[string]map[string][]string, keep func(*T, string) bool, files *[]pending) error {
 	srcs := sources[table][m]
 	if len(srcs) == 0 {
 		return nil
@@ -225,28 +258,20 @@ func mergeTable[T any](dir, table, m, name string, sources map[string]map[string
 }
 
 // copyRows writes the rows of the Parquet file src that keep accepts to w.
-func copyRows[T any](src string, w *parquet.GenericWriter[T], buf []T, keep func(T, string) bool) error {
-	f, err := os.Open(src)
+func copyRows[T any](src string, w *parquet.GenericWriter[T], buf []T, keep func(*T, string) bool) error {
+	f, pf, err := openParquet(src)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
-	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	for {
 		n, err := r.Read(buf)
 		kept := buf[:0]
-		for _, row := range buf[:n] {
-			if keep(row, src) {
-				kept = append(kept, row)
+		for i := range buf[:n] {
+			if keep(&buf[i], src) {
+				kept = append(kept, buf[i])
 			}
 		}
 		if _, werr := w.Write(kept); werr != nil {
@@ -259,4 +284,27 @@ func copyRows[T any](src string, w *parquet.GenericWriter[T], buf []T, keep func
 			return fmt.Errorf("%s: %w", src, err)
 		}
 	}
+}
+
+// summaryColumn is the column of the jobs table that datasets written by
+// earlier versions lack.
+const summaryColumn = "insight_codes"
+
+// unsummarised returns the ids of the jobs in the jobs files without the
+// insight_codes column (written by an earlier version).
+func unsummarised(jobFiles []string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	for _, f := range jobFiles {
+		ok, err := hasColumn(f, summaryColumn)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			continue
+		}
+		if err := readColumn(f, "id", func(v parquet.Value) { ids[v.String()] = true }); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
 }

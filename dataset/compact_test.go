@@ -2,13 +2,17 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // copyTree copies the files under src into dst.
@@ -216,6 +220,89 @@ func TestCompactMovesDailyPartitions(t *testing.T) {
 			if _, daily, ok := partitionOf(e.Name()); !ok || daily {
 				t.Errorf("table %s: directory %s", table, e.Name())
 			}
+		}
+	}
+}
+
+// Jobs files of an earlier version, without the insight summary, are
+// merged and their jobs summarised from the insights table.
+func TestCompactSummarisesEarlierJobs(t *testing.T) {
+	paths, err := FindLogs([]string{sampleRoot(t)}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := func() time.Time { return time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC) }
+	dir := t.TempDir()
+	if _, err := Ingest(context.Background(), dir, paths, IngestOptions{Now: earlier}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, j := range readTable[Job](t, dir, TableJobs) {
+		want[j.ID] = fmt.Sprint(j.InsightCodes, j.InsightLevels)
+	}
+	// Rewrite every jobs file (one per month) without the two columns.
+	var fields []reflect.StructField
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Job]()) {
+		if f.Name != "InsightCodes" && f.Name != "InsightLevels" {
+			fields = append(fields, f)
+		}
+	}
+	legacy := reflect.StructOf(fields)
+	files, _ := DataFiles(dir, TableJobs)
+	for _, path := range files {
+		jobs, err := parquet.ReadFile[Job](path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := parquet.NewWriter(out, parquet.SchemaOf(reflect.New(legacy).Interface()))
+		for _, j := range jobs {
+			row := reflect.New(legacy).Elem()
+			for _, f := range fields {
+				row.FieldByName(f.Name).Set(reflect.ValueOf(j).FieldByName(f.Name))
+			}
+			if err := w.Write(row.Addr().Interface()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := errors.Join(w.Close(), out.Close()); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := hasColumn(path, summaryColumn); ok || err != nil {
+			t.Fatalf("%s: column %s still there (%v)", path, summaryColumn, err)
+		}
+	}
+
+	cs, err := Compact(dir, CompactOptions{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Partitions == 0 {
+		t.Fatalf("compaction %+v: nothing merged", cs)
+	}
+	jobs := readTable[Job](t, dir, TableJobs)
+	if len(jobs) != len(want) {
+		t.Fatalf("%d jobs after compaction, want %d", len(jobs), len(want))
+	}
+	summarised := 0
+	for _, j := range jobs {
+		if got := fmt.Sprint(j.InsightCodes, j.InsightLevels); got != want[j.ID] {
+			t.Errorf("job %s (%s): insight summary %s, want %s", j.ID, j.Log, got, want[j.ID])
+		}
+		if len(j.InsightCodes) > 0 {
+			summarised++
+		}
+	}
+	if summarised < len(jobs)/2 {
+		t.Errorf("only %d of %d jobs have insights", summarised, len(jobs))
+	}
+	after, _ := DataFiles(dir, TableJobs)
+	for _, f := range after {
+		if ok, err := hasColumn(f, summaryColumn); !ok || err != nil {
+			t.Errorf("%s: no column %s after compaction (%v)", f, summaryColumn, err)
 		}
 	}
 }

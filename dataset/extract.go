@@ -1,7 +1,9 @@
 package dataset
 
 import (
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +104,7 @@ func ExtractRows(src Source, l *darshan.Log, rep *analysis.Report) Rows {
 		}
 		out.Insights = append(out.Insights, row)
 	}
+	out.Job.InsightCodes, out.Job.InsightLevels = summarise(out.Insights)
 	out.Ranks = make([]Rank, len(rep.Ranks))
 	for i, r := range rep.Ranks {
 		out.Ranks[i] = Rank{Job: id, Rank: r.Rank, Bytes: r.Bytes, Time: r.Time}
@@ -160,4 +163,26 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// summarise returns the codes of a job's insights, sorted and each once,
+// and the most severe level of each: the job's insight_codes and
+// insight_levels.
+func summarise(insights []Insight) (codes, levels []string) {
+	most := map[string]analysis.Level{}
+	for _, in := range insights {
+		var l analysis.Level
+		if l.UnmarshalText([]byte(in.Level)) != nil {
+			l = analysis.LevelOK
+		}
+		if prev, ok := most[in.Code]; !ok || l > prev {
+			most[in.Code] = l
+		}
+	}
+	codes = slices.Sorted(maps.Keys(most))
+	levels = make([]string, len(codes))
+	for i, c := range codes {
+		levels[i] = most[c].String()
+	}
+	return codes, levels
 }

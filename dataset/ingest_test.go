@@ -107,6 +107,10 @@ func TestIngestSamples(t *testing.T) {
 		if j.JobID != rep.Job.JobID || j.NProcs != rep.Job.NProcs || j.Exe != rep.Job.Exe || j.Files != int64(len(rep.Files)) {
 			t.Errorf("%s: job %d nprocs %d files %d", j.Log, j.JobID, j.NProcs, j.Files)
 		}
+		// The job's insight summary is that of its rows of insights.
+		if codes, levels := summarise(insightsOf(insights, j.ID)); fmt.Sprint(j.InsightCodes, j.InsightLevels) != fmt.Sprint(codes, levels) {
+			t.Errorf("%s: insight summary %v %v, want %v %v", j.Log, j.InsightCodes, j.InsightLevels, codes, levels)
+		}
 		nf, ni, nr := byJob(j.ID)
 		if nf != len(rep.Files) || ni != len(rep.Insights) || nr != len(rep.Ranks) {
 			t.Errorf("%s: %d files, %d insights, %d ranks; want %d, %d, %d", j.Log, nf, ni, nr, len(rep.Files), len(rep.Insights), len(rep.Ranks))
@@ -125,6 +129,11 @@ func TestIngestSamples(t *testing.T) {
 			j.Reads != 67861+81 || j.Writes != 50832+37074 || j.Files != 1030 || j.Format != "3.21" ||
 			fmt.Sprint(j.Partial) != "[POSIX]" || j.Month() != "2021-04" {
 			t.Errorf("imbalanced-io: %+v", j)
+		}
+		// The insights `iolens report` finds in it.
+		if got := fmt.Sprint(j.InsightCodes, j.InsightLevels); got != "[L02 M04 M05 M06 M07 P02 P05 P06 P07 P08 P09 P12 P14 P15 P16 P18 P19 X01] "+
+			"[HIGH OK OK WARN WARN INFO HIGH HIGH HIGH HIGH WARN OK OK HIGH HIGH HIGH HIGH WARN]" {
+			t.Errorf("imbalanced-io: insight summary %s", got)
 		}
 	}
 }
@@ -274,4 +283,15 @@ func TestAppName(t *testing.T) {
 			t.Errorf("AppName(%q) = %q, want %q", exe, got, want)
 		}
 	}
+}
+
+// insightsOf returns the rows of job in insights.
+func insightsOf(insights []Insight, job string) []Insight {
+	var out []Insight
+	for _, in := range insights {
+		if in.Job == job {
+			out = append(out, in)
+		}
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -69,19 +70,11 @@ func Checksums(dir string) (map[Sum]struct{}, error) {
 // readColumn calls fn with every value of the top-level column name of the
 // Parquet file at path.
 func readColumn(path, name string, fn func(parquet.Value)) error {
-	f, err := os.Open(path)
+	f, pf, err := openParquet(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 	leaf, ok := pf.Schema().Lookup(name)
 	if !ok {
 		return fmt.Errorf("%s: no column %q", path, name)
@@ -117,4 +110,34 @@ func readColumn(path, name string, fn func(parquet.Value)) error {
 		pages.Close()
 	}
 	return nil
+}
+
+// openParquet opens the Parquet file at path; the caller closes the
+// returned file.
+func openParquet(path string, opts ...parquet.FileOption) (*os.File, *parquet.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		var pf *parquet.File
+		if pf, err = parquet.OpenFile(f, st.Size(), opts...); err == nil {
+			return f, pf, nil
+		}
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	f.Close()
+	return nil, nil, err
+}
+
+// hasColumn reports whether the Parquet file at path has the top-level
+// column name.
+func hasColumn(path, name string) (bool, error) {
+	f, pf, err := openParquet(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return slices.ContainsFunc(pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == name }), nil
 }

@@ -75,6 +75,12 @@ type Job struct {
 	// High and Warn count the job's insights of those levels.
 	High int64 `parquet:"insights_high"`
 	Warn int64 `parquet:"insights_warn"`
+	// InsightCodes are the codes of the job's insights, sorted and each
+	// once, and InsightLevels their levels in the same order (the most
+	// severe when a code was found twice): the insights table in short,
+	// which questions over many jobs read instead of joining it.
+	InsightCodes  []string `parquet:"insight_codes,list"`
+	InsightLevels []string `parquet:"insight_levels,list"`
 	// Log is the path the log was ingested from, LogSize its size.
 	Log      string    `parquet:"log"`
 	LogSize  int64     `parquet:"log_size"`

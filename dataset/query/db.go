@@ -134,13 +134,41 @@ func (d *DB) refresh(ctx context.Context) error {
 		}
 		src := emptyRelation(table)
 		if has {
-			src = fmt.Sprintf("SELECT *%s FROM read_parquet(%s, hive_partitioning = true, hive_types = {'%s': VARCHAR})",
+			// By name: the files of earlier versions may lack columns.
+			src = fmt.Sprintf("SELECT *%s FROM read_parquet(%s, hive_partitioning = true, hive_types = {'%s': VARCHAR}, union_by_name = true)",
 				dateColumn(table), literal(glob), dataset.PartitionColumn)
 		}
 		if _, err := d.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", table, src)); err != nil {
 			return fmt.Errorf("dataset %s: table %s: %w", d.dir, table, err)
 		}
+		if has && table == dataset.TableJobs {
+			if err := d.checkSummaries(ctx); err != nil {
+				return err
+			}
+		}
 		d.views[table] = has
+	}
+	return nil
+}
+
+// checkSummaries refuses a jobs table with rows of an earlier version,
+// without the insight summary the questions read.
+func (d *DB) checkSummaries(ctx context.Context) error {
+	var has bool
+	err := d.db.QueryRowContext(ctx, "SELECT count(*) > 0 FROM information_schema.columns WHERE table_name = 'jobs' AND column_name = 'insight_codes'").Scan(&has)
+	stale := "SELECT count(*) FROM jobs"
+	if has {
+		stale += " WHERE insight_codes IS NULL"
+	}
+	var n int64
+	if err == nil {
+		err = d.db.QueryRowContext(ctx, stale).Scan(&n)
+	}
+	if err != nil {
+		return fmt.Errorf("dataset %s: table jobs: %w", d.dir, err)
+	}
+	if n > 0 {
+		return fmt.Errorf("dataset %s: %d jobs written by an earlier version have no insight summary (insight_codes): run 'iolens store compact' to add it", d.dir, n)
 	}
 	return nil
 }

@@ -52,15 +52,7 @@ func (f Filter) where(alias string) (string, []any) {
 		conds, args = append(conds, col("start_time")+" < ?"), append(args, f.Until.UTC())
 	}
 	if f.Code != "" {
-		// A job's insights are in the month partition of the job.
-		sub := "code = ?"
-		subArgs := []any{f.Code}
-		if months, margs := f.months(dataset.PartitionColumn); len(months) > 0 {
-			sub += " AND " + strings.Join(months, " AND ")
-			subArgs = append(subArgs, margs...)
-		}
-		conds = append(conds, col("id")+" IN (SELECT job FROM insights WHERE "+sub+")")
-		args = append(args, subArgs...)
+		conds, args = append(conds, "list_contains("+col("insight_codes")+", ?)"), append(args, f.Code)
 	}
 	if f.MinBytes > 0 {
 		conds = append(conds, col("bytes_read")+" + "+col("bytes_written")+" >= ?")

@@ -367,3 +367,47 @@ func TestDailyLayoutRefused(t *testing.T) {
 		t.Errorf("after compaction: %+v, %v", o, err)
 	}
 }
+
+// Jobs files of an earlier version, without the insight summary, are
+// refused until compaction has added it.
+func TestJobsWithoutSummaryRefused(t *testing.T) {
+	dir := t.TempDir()
+	ingest(t, dir, facilityLogs(t)[7:10])
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.Insights(context.Background(), Filter{}, nil, 0)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("insights: %+v, %v", want, err)
+	}
+	files, err := dataset.DataFiles(dir, dataset.TableJobs)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("jobs files %v, %v", files, err)
+	}
+	// The file as an earlier version wrote it.
+	old := filepath.Join(t.TempDir(), "old.parquet")
+	if _, err := db.Query(context.Background(), fmt.Sprintf("COPY (SELECT * EXCLUDE (insight_codes, insight_levels, month, date) FROM jobs) TO %s (FORMAT parquet)", literal(old))); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := os.Rename(old, files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "3 jobs written by an earlier version") || !strings.Contains(err.Error(), "store compact") {
+		t.Fatalf("opening a dataset of jobs without insight summary: %v", err)
+	}
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	if _, err := dataset.Compact(dir, dataset.CompactOptions{Now: later}); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Insights(context.Background(), Filter{}, nil, 0)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after compaction: %+v, %v; want %+v", got, err, want)
+	}
+}

@@ -104,32 +104,27 @@ func (d *DB) Overview(ctx context.Context, f Filter) (*Overview, error) {
 // when none) was found in the jobs f selects, the most frequent first, at
 // most n (all when n <= 0).
 func (d *DB) Insights(ctx context.Context, f Filter, levels []string, n int) ([]InsightCount, error) {
-	where, args := f.where("j")
-	// A job's insights are in the month partition of the job.
-	mconds, margs := f.months("i." + dataset.PartitionColumn)
-	for _, m := range mconds {
-		where += " AND " + m
-	}
-	args = append(args, margs...)
+	where, args := f.where("")
 	level := "true"
 	var largs []any
 	if len(levels) > 0 {
 		level, largs = inList("level", levels)
-		where += " AND i." + level
-		args = append(args, largs...)
 	}
 	limit := ""
 	if n > 0 {
 		limit = fmt.Sprintf(" LIMIT %d", n)
 	}
-	// The messages are long: they are read below, for the one job of each
-	// code whose message is shown, not for every insight.
-	t, err := d.Query(ctx, `SELECT i.code,
-		max(CASE i.level WHEN 'HIGH' THEN 3 WHEN 'WARN' THEN 2 WHEN 'INFO' THEN 1 ELSE 0 END),
-		count(DISTINCT j.id), count(DISTINCT j.uid), count(DISTINCT j.app),
-		max_by({'id': j.id, 'month': j.`+dataset.PartitionColumn+`}, j.io_time, 3)
-		FROM insights i JOIN jobs j ON i.job = j.id
-		WHERE `+where+` GROUP BY i.code ORDER BY count(DISTINCT j.id) DESC, i.code`+limit, args...)
+	// The jobs' insight summaries, not the insights table: a list of a few
+	// codes per job instead of a join with rows of long messages. The
+	// messages are read below, for the one job of each code whose message
+	// is shown.
+	t, err := d.Query(ctx, `SELECT code,
+		max(CASE level WHEN 'HIGH' THEN 3 WHEN 'WARN' THEN 2 WHEN 'INFO' THEN 1 ELSE 0 END),
+		count(*), count(DISTINCT uid), count(DISTINCT app),
+		max_by({'id': id, 'month': `+dataset.PartitionColumn+`}, io_time, 3)
+		FROM (SELECT id, uid, app, io_time, `+dataset.PartitionColumn+`, unnest(insight_codes) AS code, unnest(insight_levels) AS level
+			FROM jobs WHERE `+where+`)
+		WHERE `+level+` GROUP BY code ORDER BY count(*) DESC, code`+limit, append(args, largs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -178,18 +173,9 @@ func (d *DB) Insights(ctx context.Context, f Filter, levels []string, n int) ([]
 }
 
 // Codes returns the insight codes found in the jobs f selects, sorted.
-// When f selects everything, they are read from the insights table alone:
-// they may then include the codes of the rows of an ingest that stopped
-// before adding its jobs, until compaction drops them.
 func (d *DB) Codes(ctx context.Context, f Filter) ([]string, error) {
-	q := "SELECT DISTINCT code FROM insights ORDER BY code"
 	where, args := f.where("")
-	if where != "true" {
-		mconds, margs := f.months(dataset.PartitionColumn)
-		q = "SELECT DISTINCT code FROM insights WHERE " + strings.Join(append(mconds, "job IN (SELECT id FROM jobs WHERE "+where+")"), " AND ") + " ORDER BY code"
-		args = append(margs, args...)
-	}
-	t, err := d.Query(ctx, q, args...)
+	t, err := d.Query(ctx, "SELECT DISTINCT unnest(insight_codes) AS code FROM jobs WHERE "+where+" ORDER BY code", args...)
 	if err != nil {
 		return nil, err
 	}
