@@ -426,24 +426,29 @@ func declaredIn(f *ir.Func) scopes {
 // part, reads into, or uses as loop or result variables.
 func assignedNames(blk ir.Block) scopes {
 	out := scopes{}
-	visitStmts(blk, func(s ir.Stmt) {
-		switch s := s.(type) {
-		case *ir.Assign:
-			out[s.Target] = true
-		case *ir.Loop:
-			out[s.Var] = true
-		case *ir.Call:
-			out[s.Result] = true
-		case *ir.FortranIO:
-			if s.Op == "read" {
-				for _, it := range s.Items {
-					out[baseName(it)] = true
-				}
-			}
-		}
-	})
+	visitStmts(blk, func(s ir.Stmt) { stores(s, out) })
 	delete(out, "")
 	return out
+}
+
+// stores adds to out the variables the statement s itself assigns as a
+// whole or in part, reads into, or uses as loop or result variable (not
+// those its calls may change through their arguments).
+func stores(s ir.Stmt, out map[string]bool) {
+	switch s := s.(type) {
+	case *ir.Assign:
+		out[s.Target] = true
+	case *ir.Loop:
+		out[s.Var] = true
+	case *ir.Call:
+		out[s.Result] = true
+	case *ir.FortranIO:
+		if s.Op == "read" {
+			for _, it := range s.Items {
+				out[baseName(it)] = true
+			}
+		}
+	}
 }
 
 // namesIn returns every name a procedure's statements refer to.

@@ -314,15 +314,11 @@ func (w *walker) assignedIn(body ir.Block) map[string]bool {
 	lang := w.d.file.Lang
 	out := map[string]bool{}
 	visitStmts(body, func(s ir.Stmt) {
+		stores(s, out)
 		switch s := s.(type) {
-		case *ir.Assign:
-			out[s.Target] = true
 		case *ir.Decl:
 			out[s.Var.Name] = true
-		case *ir.Loop:
-			out[s.Var] = true
 		case *ir.Call:
-			out[s.Result] = true
 			t, eff := w.b.calleeEffects(s, w.d, w.env)
 			for _, name := range changedArgs(s, lang, t.f, eff) {
 				out[name] = true
@@ -330,12 +326,6 @@ func (w *walker) assignedIn(body ir.Block) map[string]bool {
 			if eff != nil {
 				for name := range eff.nonlocal {
 					out[name] = true
-				}
-			}
-		case *ir.FortranIO:
-			if s.Op == "read" {
-				for _, it := range s.Items {
-					out[baseName(it)] = true
 				}
 			}
 		}
