@@ -1,8 +1,6 @@
 package features
 
 import (
-	"strings"
-
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/pdg"
 )
@@ -24,11 +22,6 @@ const (
 // CPU costs of I/O runtimes, in operations (Params.RuntimeOps and
 // Params.FormatOps).
 const (
-	// FormatOpsPerItem is the cost of converting one value between text
-	// and binary when its conversion is not known from a format string:
-	// a << or >> of a C++ stream, a formatted Fortran item, a printf or
-	// scanf whose format is computed.
-	FormatOpsPerItem = 800
 	// StreamCallOps is the cost of one C++ stream insertion or
 	// extraction beyond its conversion.
 	StreamCallOps = 40
@@ -44,61 +37,6 @@ const (
 	// and fwrite calls 40 ns per pair.
 	InterceptOps = 40
 )
-
-// Costs, in operations, of the conversions of a printf or scanf whose
-// format is known (FormatCost). glibc's integer conversions are cheap;
-// floating-point ones cost several times more; the scanf family reads
-// its input a character at a time through the stream, which costs a few
-// hundred operations per call before any conversion. Measured in the
-// corpus: fprintf("%u\n") 44 ns a call, fprintf(",%.4f") 170 ns,
-// fscanf("%ld") 460 ns, 8-byte fwrite or fread 17 ns (BufferedCallOps).
-const (
-	PrintIntOps   = 80  // %d %u %x %o %c-sized integers
-	PrintFloatOps = 400 // %f %e %g %a
-	PrintStrOps   = 40  // %s %c %p and the rest
-	ScanCallOps   = 800 // one scanf call beyond its conversions
-	ScanIntOps    = 300
-	ScanFloatOps  = 600
-	ScanStrOps    = 150
-)
-
-// FormatCost is the cost, in operations, of the conversions of one
-// printf-family (scan false) or scanf-family (scan true) call with the
-// given conversion characters (iosem.Conversions); items are the
-// conversions when the format is unknown (conversions ""), each costing
-// FormatOpsPerItem.
-func FormatCost(conversions string, items float64, scan bool) float64 {
-	if conversions == "" {
-		ops := items * FormatOpsPerItem
-		if scan {
-			ops += ScanCallOps
-		}
-		return ops
-	}
-	var ops float64
-	if scan {
-		ops = ScanCallOps
-	}
-	for i := 0; i < len(conversions); i++ {
-		c := conversions[i]
-		switch {
-		case strings.IndexByte("diuxXo", c) >= 0:
-			ops += pick(scan, ScanIntOps, PrintIntOps)
-		case strings.IndexByte("feEgGaA", c) >= 0:
-			ops += pick(scan, ScanFloatOps, PrintFloatOps)
-		default:
-			ops += pick(scan, ScanStrOps, PrintStrOps)
-		}
-	}
-	return ops
-}
-
-func pick(scan bool, a, b float64) float64 {
-	if scan {
-		return a
-	}
-	return b
-}
 
 // runtimeCost returns the parameters one execution of an I/O call adds to
 // the physical estimate: the requests reaching the operating system, the
@@ -145,14 +83,14 @@ func runtimeCost(io *pdg.IO) Params {
 		p.Kernel = drained(io, StdioBuffer)
 		if io.Sem.Size.Kind == iosem.Format { // printf and scanf families
 			p.FormatItems = items
-			p.FormatOps = FormatCost(io.Conversions, items, io.Sem.Op == iosem.Read)
+			p.FormatOps = iosem.FormatCost(io.Conversions, items, io.Sem.Op == iosem.Read)
 		}
 	case iosem.Stream:
 		p.Kernel = drained(io, StreamBuffer)
 		p.RuntimeOps = StreamCallOps
 		if formatted {
 			p.FormatItems = items
-			p.FormatOps = items * FormatOpsPerItem
+			p.FormatOps = items * iosem.FormatOpsPerItem
 		}
 	case iosem.Fortran:
 		p.RuntimeOps = FortranCallOps
@@ -160,7 +98,7 @@ func runtimeCost(io *pdg.IO) Params {
 		case formatted:
 			p.Kernel = drained(io, FortranFormattedBuffer)
 			p.FormatItems = items
-			p.FormatOps = items * FormatOpsPerItem
+			p.FormatOps = items * iosem.FormatOpsPerItem
 		case io.Random:
 			p.Kernel = 2 // a seek and a transfer per record
 		default:

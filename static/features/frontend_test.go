@@ -5,6 +5,7 @@ import (
 
 	"github.com/iolens/iolens/static/cfront"
 	"github.com/iolens/iolens/static/fortran"
+	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
 	"github.com/iolens/iolens/static/pdg"
 )
@@ -116,7 +117,7 @@ end program
 		t.Errorf("dump: calls %v, format items %v, runtime ops %v; want 1000, 2000, %v", p.Calls, p.FormatItems, p.RuntimeOps, 1000*FortranCallOps)
 	}
 	// The loop's own iterations remain compute, the formatting does not.
-	if p.Work >= 1000*FormatOpsPerItem {
+	if p.Work >= 1000*iosem.FormatOpsPerItem {
 		t.Errorf("dump: work %v includes the formatting", p.Work)
 	}
 }
@@ -142,7 +143,7 @@ int main() {
 	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
 	p := find(t, blocks, FunctionBlock, "dump").Params
 	// One statement of four insertions per line.
-	if p.Calls != 500 || p.FormatItems != 2000 || p.RuntimeOps != 500*StreamCallOps || p.Work >= 2000*FormatOpsPerItem {
+	if p.Calls != 500 || p.FormatItems != 2000 || p.RuntimeOps != 500*StreamCallOps || p.Work >= 2000*iosem.FormatOpsPerItem {
 		t.Errorf("dump: calls %v, format items %v, runtime ops %v, work %v; want 500, 2000, %v and work without the formatting",
 			p.Calls, p.FormatItems, p.RuntimeOps, p.Work, 500*StreamCallOps)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/iolens/iolens/static/features"
+	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/sysprof"
 )
 
@@ -72,13 +73,13 @@ func TestEstimateTimes(t *testing.T) {
 	// bandwidth, and random reads pay the device's latency. 4 ranks share
 	// one target.
 	p := features.Params{Bytes: 1000, FileSize: 2e9, Random: 5, Metadata: 7, Procs: 4, Work: 2e6,
-		Kernel: 100, Buffered: 100, FormatItems: 300, FormatOps: 300 * features.FormatOpsPerItem, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4}
+		Kernel: 100, Buffered: 100, FormatItems: 300, FormatOps: 300 * iosem.FormatOpsPerItem, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4}
 	got = EstimateTimes(p, sys)
 	want = Times{
 		Kernel:   100 * 1e-6,
 		Data:     1000 / (500e6 / 4),
 		Buffered: 100 * BufferedCallOps * ns,
-		Format:   300 * features.FormatOpsPerItem * ns,
+		Format:   300 * iosem.FormatOpsPerItem * ns,
 		Sync:     3 * 1e-3 * 4,
 		Meta:     7 * 4e-6,
 		Create:   2 * (80e-6 - 4e-6),

@@ -300,3 +300,26 @@ func TestFortranUnits(t *testing.T) {
 		t.Errorf("print: %+v", pr)
 	}
 }
+
+// sprintf and sscanf cost the conversions of their format when it is
+// known, the table's flat cost otherwise.
+func TestMemoryFormatterCost(t *testing.T) {
+	main := fn("main", nil,
+		call(2, "snprintf", ref("buf"), num(64), str("%d,%.3f\n"), ref("i"), ref("x")),
+		call(3, "sscanf", ref("line"), str("%d %s"), addr("i"), ref("name")),
+		call(4, "sprintf", ref("buf"), ref("fmt"), ref("i")))
+	g := mustBuild(t, cprog(nil, main), Options{})
+	kids := g.Entry.Children
+	if len(kids) != 3 {
+		t.Fatalf("children %+v", kids)
+	}
+	for i, want := range []float64{
+		StringFormatOps + iosem.PrintIntOps + iosem.PrintFloatOps,
+		iosem.ScanCallOps + iosem.ScanIntOps + iosem.ScanStrOps,
+		800,
+	} {
+		if kids[i].Work != want {
+			t.Errorf("%s: work %v, want %v", kids[i].Name, kids[i].Work, want)
+		}
+	}
+}

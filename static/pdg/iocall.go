@@ -380,16 +380,19 @@ func (w *walker) transferBytes(c *ir.Call, s iosem.Semantics, h *Handle) (bytes,
 // the cost of its conversions: a string value, or either side of a
 // conditional whose two sides are strings ("c ? \",%.4f\" : \"%.4f\""),
 // the longer one.
-func (w *walker) formatString(x ir.Expr) (string, bool) {
+func (w *walker) formatString(x ir.Expr) (string, bool) { return formatText(x, w.env) }
+
+// formatText is formatString with the values of env.
+func formatText(x ir.Expr, env *Env) (string, bool) {
 	if x == nil {
 		return "", false
 	}
-	if v := Eval(x, w.env); v.Kind == Str {
+	if v := Eval(x, env); v.Kind == Str {
 		return v.S, true
 	}
 	if c, ok := x.(ir.Cond); ok {
-		t, tok := w.formatString(c.T)
-		f, fok := w.formatString(c.F)
+		t, tok := formatText(c.T, env)
+		f, fok := formatText(c.F, env)
 		if tok && fok {
 			if len(f) > len(t) {
 				return f, true

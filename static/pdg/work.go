@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
 )
 
@@ -42,6 +43,29 @@ var libraryCosts = sync.OnceValue(func() map[string]float64 {
 		"mpi_send": 5e3, "mpi_recv": 5e3, "mpi_sendrecv": 8e3, "mpi_wtime": 30,
 	}
 })
+
+// memoryFormatter is a printf- or scanf-family routine that formats into
+// or scans from memory: the argument holding its format, and its cost
+// beyond its conversions.
+type memoryFormatter struct {
+	format int
+	scan   bool
+	base   float64
+}
+
+// StringFormatOps is the cost of a sprintf-family call beyond its
+// conversions: glibc sets up a stream over the caller's buffer. The
+// scanf family's own cost is in iosem.FormatCost.
+const StringFormatOps = 120
+
+// memoryFormatters are costed by the conversions of their format, like
+// their stream counterparts (iosem.FormatCost), when the format is known;
+// libraryCosts has their cost otherwise.
+var memoryFormatters = map[string]memoryFormatter{
+	"sprintf": {1, false, StringFormatOps}, "vsprintf": {1, false, StringFormatOps},
+	"snprintf": {2, false, StringFormatOps}, "vsnprintf": {2, false, StringFormatOps},
+	"sscanf": {1, true, 0}, "vsscanf": {1, true, 0},
+}
 
 // sizedCost is the cost of a routine whose work grows with an argument:
 // perElem operations per unit of Args[arg] (times Args[arg2] when arg2 is
@@ -82,6 +106,11 @@ func callCost(c *ir.Call, env *Env) float64 {
 	name := strings.ToLower(strings.TrimPrefix(c.Callee, "std::"))
 	if v, ok := mathCosts()[name]; ok {
 		return v
+	}
+	if f, ok := memoryFormatters[name]; ok && f.format < len(c.Args) {
+		if format, ok := formatText(c.Args[f.format], env); ok {
+			return f.base + iosem.FormatCost(iosem.Conversions(format), 0, f.scan)
+		}
 	}
 	if v, ok := libraryCosts()[name]; ok {
 		return v
