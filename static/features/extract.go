@@ -248,6 +248,9 @@ func (x *extractor) io(n *pdg.Node, fr frame, out *[]Block) acc {
 	case op.IsData():
 		p.p.Calls = 1
 		p.p.Bytes = float64(io.Bytes)
+		if op == iosem.Write {
+			p.p.Written = p.p.Bytes
+		}
 		if io.Binary {
 			p.p.Binary = 1
 		}

@@ -43,7 +43,7 @@ func TestFwriteInLoop(t *testing.T) {
 	// "wb" creates the file.
 	want := Params{LoopIO: 100, Calls: 100, Bytes: 8000, Sync: 100, Binary: 100, Small: 100,
 		Metadata: 2, Files: 1, FileSize: 8000, Procs: 8, Storage: 0.5,
-		Kernel: 8000.0 / 4096, Buffered: 100, Creates: 1}
+		Kernel: 8000.0 / 4096, Buffered: 100, Creates: 1, Written: 8000}
 	got := p
 	got.Work, got.Stack = 0, 0
 	if got != want {

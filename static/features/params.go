@@ -35,6 +35,7 @@ type Params struct {
 	FormatOps   float64 `json:"format_ops"`       // operations of those conversions (see FormatCost)
 	RuntimeOps  float64 `json:"runtime_ops"`      // operations of I/O runtimes inside timed statements (Fortran, C++ streams)
 	Syncs       float64 `json:"syncs"`            // requests forcing data to storage (fsync, MPI_File_sync...)
+	Written     float64 `json:"bytes_written"`    // bytes written (among P3)
 	Creates     float64 `json:"creates"`          // opens that create or truncate a file (among the metadata calls)
 	Parallel    float64 `json:"parallel_calls"`   // MPI-IO, HDF5, PnetCDF and NetCDF calls
 	Collective  float64 `json:"collective_calls"` // collective calls among them
@@ -67,6 +68,7 @@ func (p *Params) Add(c Params) {
 	p.FormatOps += c.FormatOps
 	p.RuntimeOps += c.RuntimeOps
 	p.Syncs += c.Syncs
+	p.Written += c.Written
 	p.Creates += c.Creates
 	p.Parallel += c.Parallel
 	p.Collective += c.Collective
@@ -92,6 +94,7 @@ func (p *Params) Scale(n float64) {
 	p.FormatOps *= n
 	p.RuntimeOps *= n
 	p.Syncs *= n
+	p.Written *= n
 	p.Creates *= n
 	p.Parallel *= n
 	p.Collective *= n

@@ -64,14 +64,16 @@ func (t Times) IOShare() float64 {
 //	Buffered = buffered calls × BufferedCallOps × SecondsPerOp
 //	Format   = format ops × SecondsPerOp
 //	Runtime  = runtime ops × SecondsPerOp
-//	Sync     = syncs × SyncLatency × c
+//	Sync     = (syncs × SyncLatency + write-back) × c
 //	Meta     = Metadata × MetaLatency
 //	Create   = creates × (CreateLatency − MetaLatency)
 //	Parallel = parallel calls × ParallelCallTime + collective calls × CollectiveCallTime × log2(1 + ranks)
 //	Random   = P12 × ReadLatency, for uncached files only
 //	Compute  = Work × SecondsPerOp
 //
-// where c = max(1, P14) is the contention of the ranks sharing a storage
+// where the write-back is the time the syncs take to write the data the
+// block wrote to the device (at WriteBandwidth; see writeBack), and
+// c = max(1, P14) is the contention of the ranks sharing a storage
 // target (P14 from p when set, else sys.RanksPerTarget()). A block whose
 // largest file (P8) fits in CachedShare of the memory works in the page
 // cache: its bandwidth is the harmonic mean of the cache's read and write
@@ -101,7 +103,23 @@ func EstimateTimes(p features.Params, sys sysprof.System) Times {
 	if bw > 0 {
 		t.Data = nonneg(p.Bytes) / (bw / c)
 	}
+	t.Sync += writeBack(p, sys) * c
 	return t
+}
+
+// writeBack is the time the syncs of a block spend writing the data it
+// wrote back to the device: a sync writes back what its file holds in the
+// page cache, at most the largest file's extent per sync (all the bytes
+// written when the extent is unknown).
+func writeBack(p features.Params, sys sysprof.System) float64 {
+	syncs, written := nonneg(p.Syncs), nonneg(p.Written)
+	if syncs == 0 || written == 0 || sys.WriteBandwidth <= 0 {
+		return 0
+	}
+	if size := nonneg(p.FileSize); size > 0 {
+		written = min(written, syncs*size)
+	}
+	return written / sys.WriteBandwidth
 }
 
 // ranksPerTarget is P14: from the block when the feature extraction set

@@ -72,7 +72,7 @@ func TestEstimateTimes(t *testing.T) {
 	// A block whose file (2 GB) outgrows a quarter of the memory: device
 	// bandwidth, and random reads pay the device's latency. 4 ranks share
 	// one target.
-	p := features.Params{Bytes: 1000, FileSize: 2e9, Random: 5, Metadata: 7, Procs: 4, Work: 2e6,
+	p := features.Params{Bytes: 1000, Written: 600, FileSize: 2e9, Random: 5, Metadata: 7, Procs: 4, Work: 2e6,
 		Kernel: 100, Buffered: 100, FormatItems: 300, FormatOps: 300 * iosem.FormatOpsPerItem, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4}
 	got = EstimateTimes(p, sys)
 	want = Times{
@@ -80,7 +80,7 @@ func TestEstimateTimes(t *testing.T) {
 		Data:     1000 / (500e6 / 4),
 		Buffered: 100 * BufferedCallOps * ns,
 		Format:   300 * iosem.FormatOpsPerItem * ns,
-		Sync:     3 * 1e-3 * 4,
+		Sync:     (3*1e-3 + 600/500e6) * 4, // the syncs write the 600 bytes written back
 		Meta:     7 * 4e-6,
 		Create:   2 * (80e-6 - 4e-6),
 		Parallel: 10*ParallelCallTime + 4*CollectiveCallTime*1, // log2(1 + 1 rank)
@@ -89,6 +89,17 @@ func TestEstimateTimes(t *testing.T) {
 	}
 	if !nearTimes(got, want) {
 		t.Errorf("uncached block: %+v, want %+v", got, want)
+	}
+	// Five checkpoints of 1 MB, each synced: the syncs write back the 5 MB
+	// even though the file stays in the page cache. Two syncs of the same
+	// file write back at most twice its extent.
+	p = features.Params{Bytes: 5e6, Written: 5e6, FileSize: 1e6, Syncs: 5}
+	if got := EstimateTimes(p, sys).Sync; !near(got, 5*1e-3+5e6/500e6, 1e-14) {
+		t.Errorf("synced checkpoints: sync %v", got)
+	}
+	p.Syncs = 2
+	if got := EstimateTimes(p, sys).Sync; !near(got, 2*1e-3+2e6/500e6, 1e-14) {
+		t.Errorf("two syncs: sync %v", got)
 	}
 	if s := (Times{}).IOShare(); s != 0 {
 		t.Errorf("empty share %v", s)
