@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 
 	"github.com/iolens/iolens/dataset/query"
 )
@@ -113,19 +112,10 @@ func (s *server) jobs(w http.ResponseWriter, r *http.Request, v viewer) error {
 // viewer's jobs have, offered by the filter form.
 func (s *server) suggestions(ctx context.Context, v viewer, view *jobsView) error {
 	f := v.scope(query.Filter{})
-	for group, dst := range map[string]*[]string{"user": &view.Users, "app": &view.Apps} {
-		rows, err := s.top(ctx, group, f, 500)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if r.Name != "" {
-				*dst = append(*dst, r.Name)
-			}
-		}
-		slices.Sort(*dst)
-	}
 	var err error
+	if view.Users, view.Apps, err = s.db.Names(ctx, f, 500); err != nil {
+		return fmt.Errorf("user and application names: %w", err)
+	}
 	if view.Codes, err = s.db.Codes(ctx, f); err != nil {
 		return fmt.Errorf("insight codes: %w", err)
 	}

@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -35,8 +34,16 @@ func JobSorts() []string {
 	return []string{"start_time", "io_time", "run_time", "bytes", "nprocs", "files", "small_writes", "meta_time", "user", "app"}
 }
 
+// ListColumns are the columns of the jobs table that Jobs fills: those a
+// job list shows.
+func ListColumns() []string {
+	return []string{"id", "user", "uid", "app", "exe", "job_id", "start_time", "end_time", "run_time", "nprocs", "nodes",
+		"files", "bytes_read", "bytes_written", "io_time", "small_writes", "meta_time", "insights_high", "insights_warn"}
+}
+
 // Jobs returns a page of the jobs q selects, and how many it selects in
-// all.
+// all. The jobs have the columns of ListColumns; the others are zero
+// (Job returns one job in full).
 func (d *DB) Jobs(ctx context.Context, q JobsQuery) ([]Job, int64, error) {
 	sort := q.Sort
 	switch {
@@ -57,47 +64,26 @@ func (d *DB) Jobs(ctx context.Context, q JobsQuery) ([]Job, int64, error) {
 		limit = 50
 	}
 	where, args := q.Filter.where("")
-	// The page's ids and the total in one scan of the columns that select
-	// and sort the jobs, then the page's rows, from the months they are in.
-	t, err := d.Query(ctx, fmt.Sprintf(`WITH f AS MATERIALIZED (SELECT id, %s, %s AS k, start_time FROM jobs WHERE %s)
-		SELECT id, %s, (SELECT count(*) FROM f) FROM f ORDER BY k %s, start_time %s, id %s LIMIT %d OFFSET %d`,
-		dataset.PartitionColumn, sort, where, dataset.PartitionColumn, dir, dir, dir, limit, max(q.Offset, 0)), args...)
+	// A top-N of the few columns a list shows: DuckDB reads the columns
+	// that filter and sort every job, and the others only for the rows
+	// of the page. Reading every column of the page's rows (by id, after
+	// the top-N) costs more than that on wide tables: each row is in
+	// another file.
+	cols := ListColumns()
+	t, err := d.Query(ctx, fmt.Sprintf("SELECT %s, date FROM jobs WHERE %s ORDER BY %s %s, start_time %s, id %s LIMIT %d OFFSET %d",
+		strings.Join(cols, ", "), where, sort, dir, dir, dir, limit, max(q.Offset, 0)), args...)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(t.Rows) == 0 {
-		// No job, or a page past the last.
-		if t, err = d.Query(ctx, "SELECT count(*) FROM jobs WHERE "+where, args...); err != nil {
-			return nil, 0, err
-		}
-		return []Job{}, asInt(t.Rows[0][0]), nil
-	}
-	total := asInt(t.Rows[0][2])
-	ids := make([]string, len(t.Rows))
-	months := map[string]bool{}
+	jobs := make([]Job, len(t.Rows))
 	for i, r := range t.Rows {
-		ids[i] = asString(r[0])
-		months[asString(r[1])] = true
+		fillNamed(reflect.ValueOf(&jobs[i].Job).Elem(), cols, r)
+		jobs[i].Date = asTime(r[len(r)-1])
 	}
-	cond, cargs := inList(dataset.PartitionColumn, slices.Sorted(maps.Keys(months)))
-	idCond, idArgs := oneOf("id", ids)
-	rows, err := d.jobs(ctx, cond+" AND "+idCond, append(cargs, idArgs...)...)
-	if err != nil {
+	if t, err = d.Query(ctx, "SELECT count(*) FROM jobs WHERE "+where, args...); err != nil {
 		return nil, 0, err
 	}
-	byID := map[string][]Job{}
-	for _, j := range rows {
-		byID[j.ID] = append(byID[j.ID], j)
-	}
-	jobs := make([]Job, 0, len(ids))
-	for _, id := range ids {
-		// A job ingested twice (before compaction) is listed twice.
-		if js := byID[id]; len(js) > 0 {
-			jobs = append(jobs, js[0])
-			byID[id] = js[1:]
-		}
-	}
-	return jobs, total, nil
+	return jobs, asInt(t.Rows[0][0]), nil
 }
 
 // inList returns the condition that col is one of values, and its
@@ -241,26 +227,44 @@ func columns(t reflect.Type) []string {
 // fill sets the fields of struct v from the values of a row, in order.
 func fill(v reflect.Value, row []any) {
 	for i := range v.NumField() {
-		f := v.Field(i)
-		switch x := row[i].(type) {
-		case nil:
-		case []any:
-			s := asStrings(x)
-			f.Set(reflect.ValueOf(s))
-		case time.Time:
-			f.Set(reflect.ValueOf(x))
-		case string:
-			f.SetString(x)
-		case bool:
-			f.SetBool(x)
-		case float64:
-			if f.CanFloat() {
-				f.SetFloat(x)
-			}
-		case int64:
-			if f.CanInt() {
-				f.SetInt(x)
-			}
+		set(v.Field(i), row[i])
+	}
+}
+
+// fillNamed sets the fields of struct v whose columns (parquet tags) are
+// cols from the values of a row, in the order of cols.
+func fillNamed(v reflect.Value, cols []string, row []any) {
+	field := map[string]int{}
+	for i, c := range columns(v.Type()) {
+		field[c] = i
+	}
+	for k, c := range cols {
+		if i, ok := field[c]; ok {
+			set(v.Field(i), row[k])
+		}
+	}
+}
+
+// set sets the field f to the normalised value x, left unchanged when nil.
+func set(f reflect.Value, x any) {
+	switch x := x.(type) {
+	case nil:
+	case []any:
+		s := asStrings(x)
+		f.Set(reflect.ValueOf(s))
+	case time.Time:
+		f.Set(reflect.ValueOf(x))
+	case string:
+		f.SetString(x)
+	case bool:
+		f.SetBool(x)
+	case float64:
+		if f.CanFloat() {
+			f.SetFloat(x)
+		}
+	case int64:
+		if f.CanInt() {
+			f.SetInt(x)
 		}
 	}
 }

@@ -155,6 +155,25 @@ func TestTop(t *testing.T) {
 	}
 }
 
+func TestNames(t *testing.T) {
+	db := openFacility(t)
+	ctx := context.Background()
+	users, apps, err := db.Names(ctx, Filter{}, 0)
+	if err != nil || fmt.Sprint(users, apps) != "[ana ben] [lmp.py vpic wrf.exe]" {
+		t.Errorf("names %v %v, %v", users, apps, err)
+	}
+	// The names of the most jobs: ana (7 jobs), vpic (7).
+	users, apps, err = db.Names(ctx, Filter{}, 1)
+	if err != nil || fmt.Sprint(users, apps) != "[ana] [vpic]" {
+		t.Errorf("first names %v %v, %v", users, apps, err)
+	}
+	ben := int64(1002)
+	users, apps, err = db.Names(ctx, Filter{UID: &ben}, 0)
+	if err != nil || fmt.Sprint(users, apps) != "[ben] [lmp.py wrf.exe]" {
+		t.Errorf("ben's names %v %v, %v", users, apps, err)
+	}
+}
+
 func TestJobsListFiltersSortsAndPages(t *testing.T) {
 	db := openFacility(t)
 	ctx := context.Background()
@@ -186,6 +205,13 @@ func TestJobsListFiltersSortsAndPages(t *testing.T) {
 	jobs, _, err = db.Jobs(ctx, JobsQuery{Filter: Filter{MinBytes: 200 << 20}, Sort: "bytes", Asc: true})
 	if err != nil || ids(jobs) != "100 101 102 103 104 105 106 110 111" {
 		t.Errorf("jobs of at least 200 MiB by bytes: %s, %v", ids(jobs), err)
+	}
+	// A listed job has the columns of a list, not the others.
+	l := jobs[0]
+	if l.JobID != 100 || l.User != "ana" || l.UID != 1001 || l.App != "vpic" || l.Exe != "/apps/vpic/bin/vpic -n 1" || l.NProcs != 16 ||
+		l.BytesWritten != 100*(2<<20) || l.IOTime != 2 || l.RunTime != 600 || l.Date != time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC) ||
+		l.Log != "" || l.Checksum != "" || l.Modules != nil {
+		t.Errorf("listed job %+v", l)
 	}
 	if _, _, err := db.Jobs(ctx, JobsQuery{Sort: "1; DROP TABLE jobs"}); err == nil {
 		t.Error("an unknown sort column was accepted")
