@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -16,6 +17,7 @@ const (
 	latencyRequest   = 4 << 10 // bytes per request of the latency phases
 	syncEvery        = 8 << 20 // bytes written between fsyncs in the write phase
 	maxLatencyOps    = 64      // requests per latency phase at most
+	maxCreateOps     = 256     // files of the create phase at most
 	maxOpLatencyOps  = 256     // buffered writes of the op-latency phase at most
 	opRequest        = 64      // bytes per request of the op-latency phase
 )
@@ -213,34 +215,54 @@ func (p *prober) metaLatency(deadline time.Time) (float64, error) {
 	return lat / 3, err
 }
 
-// createLatency times the creation of new small files beside the probe's
-// file: open with O_CREAT|O_TRUNC, a 64-byte write, close (file systems
-// may allocate the blocks of a truncated file on its close); it returns
-// the median. The files are removed afterwards.
+// createDirs is the number of new directories the create phase spreads
+// its files over.
+const createDirs = 4
+
+// createLatency times the creation of new small files, spread round-robin
+// over createDirs new directories beside the probe's file, as programs
+// create their output (a directory per step, per rank or per variable):
+// open with O_CREAT|O_TRUNC, a 64-byte write, close (file systems may
+// allocate the blocks of a truncated file on its close). It returns the
+// mean: the first files of a new directory cost several times the
+// median, and a program creating many files pays for all of them. The
+// files and directories are removed afterwards.
 func (p *prober) createLatency(deadline time.Time) (lat float64, err error) {
-	var made []string
+	var made []string // directories, then files: removed in reverse order
 	defer func() {
-		for _, name := range made {
-			if rerr := os.Remove(name); rerr != nil && err == nil {
+		for i := len(made) - 1; i >= 0; i-- {
+			if rerr := os.Remove(made[i]); rerr != nil && err == nil {
 				err = rerr
 			}
 		}
 	}()
-	base := p.f.Name()
+	var dirs []string
+	for i := range createDirs {
+		dir := fmt.Sprintf("%s.d%d", p.f.Name(), i)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return 0, err
+		}
+		made = append(made, dir)
+		dirs = append(dirs, dir)
+	}
 	small := make([]byte, opRequest)
-	return p.timeOps(maxLatencyOps, deadline, func(i int) error {
-		name := fmt.Sprintf("%s.%d", base, i)
+	var total float64
+	n := 0
+	for ; p.more(n, maxCreateOps, deadline); n++ {
+		name := filepath.Join(dirs[n%len(dirs)], fmt.Sprintf("f%d", n))
+		t0 := time.Now()
 		g, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		made = append(made, name)
-		if _, err := g.Write(small); err != nil {
-			g.Close()
-			return err
+		_, err = g.Write(small)
+		if err = errors.Join(err, g.Close()); err != nil {
+			return 0, err
 		}
-		return g.Close()
-	})
+		total += time.Since(t0).Seconds()
+	}
+	return total / float64(n), p.ctx.Err()
 }
 
 // timeOps runs op at most limit times until deadline (at least once) and

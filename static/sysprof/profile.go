@@ -4,7 +4,7 @@ import "time"
 
 // FormatVersion is the version of the Profile JSON layout. Cached profiles
 // of another version are ignored.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // Profile is what iolens knows about the machine and the storage under one
 // directory.
@@ -68,7 +68,7 @@ type Perf struct {
 	SyncLatency    float64 `json:"sync_latency"`    // median 4 KiB write followed by fsync
 	ReadLatency    float64 `json:"read_latency"`    // median uncached 4 KiB read at a random offset
 	MetaLatency    float64 `json:"meta_latency"`    // median of stat, open and close, per call
-	CreateLatency  float64 `json:"create_latency"`  // median creation, 64-byte write and close of a new file
+	CreateLatency  float64 `json:"create_latency"`  // mean creation, 64-byte write and close of a new file in a new directory
 	// CacheWriteBandwidth and CacheReadBandwidth are the speeds of the
 	// page cache: the 1 MiB writes of the write phase without their
 	// fsyncs, and 1 MiB reads of data just read.
