@@ -357,6 +357,7 @@ func (b *builder) initVar(v *ir.Var, base ir.Type, value int32) {
 			return
 		}
 		if t.firstNamed(value) != none {
+			b.elements(value)
 			v.Init = ir.Unknown{Text: t.text(value)}
 		}
 	default:

@@ -82,6 +82,7 @@ func (b *builder) expr(i int32) ir.Expr {
 		if n := t.firstNamed(i); n != none && t.next(n) == none {
 			return b.expr(n)
 		}
+		b.elements(i)
 		return ir.Unknown{Text: t.text(i)}
 	default:
 		return ir.Unknown{Text: t.text(i)}
@@ -455,4 +456,28 @@ func (b *builder) op(i int32) string {
 		return "!"
 	}
 	return b.t.intern(tok)
+}
+
+// elements lowers the elements of an initialiser list whose value is not
+// kept, for the calls and assignments they contain ({k, hash(buf, n)},
+// {.sum = f(x)}, nested lists).
+func (b *builder) elements(list int32) {
+	t := b.t
+	for c := t.first(list); c != none; c = t.next(c) {
+		switch {
+		case !t.named(c):
+		case t.kind(c) == kInitializerList:
+			b.elements(c)
+		case t.kind(c) == kInitializerPair:
+			if v := t.child(c, fValue); v != none {
+				if t.kind(v) == kInitializerList {
+					b.elements(v)
+				} else {
+					b.effects(v)
+				}
+			}
+		default:
+			b.effects(c)
+		}
+	}
 }

@@ -130,6 +130,7 @@ const (
 	kDeleteExpression
 	kLambdaExpression
 	kInitializerList
+	kInitializerPair
 
 	numKinds
 )
@@ -242,6 +243,7 @@ var kindNames = [numKinds]string{
 	kDeleteExpression:             "delete_expression",
 	kLambdaExpression:             "lambda_expression",
 	kInitializerList:              "initializer_list",
+	kInitializerPair:              "initializer_pair",
 }
 
 // field is a grammar field name the front-end reads.

@@ -43,6 +43,12 @@ func TestLowering(t *testing.T) {
 			`void f(int n) { int *a = calloc(n, sizeof(int)); }`,
 			ir.Block{&ir.Call{Pos: p, Callee: "calloc", Args: []ir.Expr{ref("n"), sizeofT("int", 4)}, Result: "a"},
 				decl("a", ptr("int", 4, 1), callx("calloc", ref("n"), sizeofT("int", 4)))}},
+		{"calls in initialiser lists", ir.C,
+			`void f(int n) { struct h x = {n, sum(b, n), {g()}}; struct h y = {.a = k(n), .b = {m()}}; }`,
+			ir.Block{call("sum", ref("b"), ref("n")), call("g"),
+				decl("x", ir.Type{Name: "struct h"}, ir.Unknown{Text: "{n, sum(b, n), {g()}}"}),
+				call("k", ref("n")), call("m"),
+				decl("y", ir.Type{Name: "struct h"}, ir.Unknown{Text: "{.a = k(n), .b = {m()}}"})}},
 		{"counted loops", ir.C,
 			`void f(int n) { for (i = 0; i <= n; i += 4) ; for (i = n; i > 0; i--) ; for (i = 0; n > i; ++i) ; for (i = 0; i != n; i = i + 2) ; }`,
 			ir.Block{
