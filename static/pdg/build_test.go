@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/iolens/iolens/static/iosem"
@@ -266,6 +267,34 @@ func TestStreams(t *testing.T) {
 	}
 	if m := g.Entry.Children[0].IO.File.Mode; m != iosem.ModeWrite {
 		t.Errorf("ofstream mode %v", m)
+	}
+}
+
+// std::getline reads a line from a file stream (I/O) or from a string
+// stream (compute); POSIX getline in C is STDIO.
+func TestGetline(t *testing.T) {
+	main := &ir.Func{Name: "main", Kind: ir.Function, Pos: at(1), Body: ir.Block{
+		decl(2, "in", ir.Type{Name: "std::ifstream"}, ir.CallExpr{Callee: "std::ifstream", Args: []ir.Expr{str("data.csv")}}),
+		decl(3, "ss", ir.Type{Name: "std::stringstream"}, nil),
+		call(4, "std::getline", ref("in"), ref("line")),
+		call(5, "std::getline", ref("ss"), ref("field"), num(',')),
+		call(6, "getline", ref("ss"), ref("field")),
+	}}
+	p := &ir.Program{Files: []*ir.File{{Path: "t.cc", Lang: ir.CPP, Funcs: []*ir.Func{main}}}}
+	var got []string
+	for _, n := range mustBuild(t, p, Options{}).Entry.Children {
+		if n.Kind == IONode {
+			got = append(got, fmt.Sprintf("%d:%s:%s", n.Pos.Line, n.IO.Sem.Op, n.IO.FileLabel()))
+		} else {
+			got = append(got, fmt.Sprintf("%d:%s:%g", n.Pos.Line, n.Name, n.Work))
+		}
+	}
+	if want := "[2:open:data.csv 4:read:data.csv 5:std::getline:150 6:getline:150]"; fmt.Sprint(got) != want {
+		t.Errorf("nodes %v, want %s", got, want)
+	}
+	c := cprog(nil, fn("main", nil, call(2, "getline", addr("buf"), addr("n"), ref("fp"))))
+	if n := mustBuild(t, c, Options{}).Entry.Children[0]; n.Kind != IONode || n.IO.Sem.Interface != iosem.STDIO {
+		t.Errorf("POSIX getline: %+v", n)
 	}
 }
 

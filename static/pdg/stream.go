@@ -10,6 +10,9 @@ import (
 // streamCall handles a member call or an insertion/extraction operator on
 // a C++ file stream, and reports false when c is not one.
 func (w *walker) streamCall(c *ir.Call, parent *Node) bool {
+	if w.lineExtraction(c) {
+		return w.freeStreamCall(c, parent)
+	}
 	s, ok := iosem.Method(c.Callee)
 	if !ok {
 		return false
@@ -40,6 +43,39 @@ func (w *walker) streamCall(c *ir.Call, parent *Node) bool {
 		flush := &IO{Sem: fs, Routine: "std::endl", File: h, Flushes: true}
 		parent.Children = append(parent.Children, &Node{Kind: IONode, Name: "std::endl", Pos: c.Pos, IO: flush, Taken: -1})
 	}
+	return true
+}
+
+// lineExtraction reports whether c is C++'s free std::getline(stream,
+// string[, delimiter]), not POSIX getline(&line, &n, file): spelt with
+// std::, or in C++ without it and without the address of a buffer first.
+func (w *walker) lineExtraction(c *ir.Call) bool {
+	if c.Receiver != nil || len(c.Args) < 2 {
+		return false
+	}
+	switch c.Callee {
+	case "std::getline", "::std::getline":
+		return true
+	case "getline":
+		u, addressed := c.Args[0].(ir.Unary)
+		return w.d.file.Lang == ir.CPP && !(addressed && u.Op == "&")
+	}
+	return false
+}
+
+// freeStreamCall handles std::getline: a line read from a file stream, or
+// compute when the stream is a string stream or is not known to be a file
+// stream.
+func (w *walker) freeStreamCall(c *ir.Call, parent *Node) bool {
+	s, _ := iosem.Method("getline")
+	s.Routine = "std::getline"
+	h, ok := w.streamOf(c.Args[0])
+	if !ok {
+		w.unknownCall(c, parent)
+		return true
+	}
+	io := w.decorate(c, c.Args[1:], s, h)
+	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
 	return true
 }
 

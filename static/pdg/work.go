@@ -37,6 +37,11 @@ var libraryCosts = sync.OnceValue(func() map[string]float64 {
 		"strlen": 20, "strcmp": 20, "strncmp": 20, "strcpy": 30, "strncpy": 30, "strcat": 40, "strchr": 20,
 		"strdup": 100, "strtok": 40, "isdigit": 2, "isspace": 2, "toupper": 2, "tolower": 2,
 		"clock_gettime": 30, "gettimeofday": 30, "time": 10, "clock": 200,
+		// C++ string conversions and string streams: a stream's
+		// construction sets up its buffer and locale; std::getline on a
+		// string stream (a file stream's is I/O) scans a short line.
+		"stod": 250, "stof": 200, "stold": 300, "stoi": 60, "stol": 60, "stoll": 60, "stoul": 60, "stoull": 60,
+		"to_string": 150, "stringstream": 1000, "istringstream": 1000, "ostringstream": 1000, "getline": 150,
 		"mpi_init": 2e8, "mpi_init_thread": 2e8, "mpi_finalize": 4e7,
 		"mpi_barrier": 2e4, "mpi_bcast": 2e4, "mpi_reduce": 2e4, "mpi_allreduce": 3e4,
 		"mpi_gather": 3e4, "mpi_allgather": 3e4, "mpi_scatter": 3e4, "mpi_alltoall": 5e4,
