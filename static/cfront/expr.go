@@ -55,9 +55,14 @@ func (b *builder) expr(i int32) ir.Expr {
 		r := b.expr(t.child(i, fRight))
 		return ir.Binary{Op: b.op(t.child(i, fOperator)), L: l, R: r}
 	case kConditionalExpression:
+		// The calls of each side run only when it is chosen: they are
+		// hoisted into the branches of an If.
 		c := b.expr(t.child(i, fCondition))
-		x := b.expr(t.child(i, fConsequence))
-		y := b.expr(t.child(i, fAlternative))
+		x, then := b.isolate(func() ir.Expr { return b.expr(t.child(i, fConsequence)) })
+		y, els := b.isolate(func() ir.Expr { return b.expr(t.child(i, fAlternative)) })
+		if len(then)+len(els) > 0 {
+			b.hoist(&ir.If{Pos: b.pos(i), Cond: c, Then: then, Else: els})
+		}
 		return ir.Cond{C: c, T: x, F: y}
 	case kCastExpression:
 		return ir.Cast{Type: b.baseType(t.child(i, fType)), X: b.expr(t.child(i, fValue))}

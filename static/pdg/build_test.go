@@ -47,6 +47,24 @@ func TestTripCounts(t *testing.T) {
 			}},
 		}, nil, 50, TripPropagated},
 		{"while false", []ir.Stmt{&ir.Loop{Pos: at(2), Kind: ir.While, Cond: num(0)}}, nil, 0, TripLiteral},
+		{"write until complete", []ir.Stmt{
+			&ir.Loop{Pos: at(3), Kind: ir.While, Cond: bin(">", ref("left"), num(0)), Body: ir.Block{
+				callInto(4, "k", "write", ref("fd"), ref("p"), ref("left")),
+				&ir.Assign{Pos: at(5), Target: "left", Op: "-=", Value: ref("k")},
+			}},
+		}, nil, 1, TripTransfer},
+		{"read until complete", []ir.Stmt{
+			&ir.Loop{Pos: at(3), Kind: ir.While, Cond: bin("<", ref("done"), ref("n")), Body: ir.Block{
+				callInto(4, "k", "read", ref("fd"), ref("p"), bin("-", ref("n"), ref("done"))),
+				&ir.Assign{Pos: at(5), Target: "done", Op: "+=", Value: ref("k")},
+			}},
+		}, nil, 1, TripTransfer},
+		{"countdown without transfer", []ir.Stmt{
+			&ir.Loop{Pos: at(3), Kind: ir.While, Cond: bin(">", ref("left"), num(0)), Body: ir.Block{
+				call(4, "write", ref("fd"), ref("p"), num(64)),
+				&ir.Assign{Pos: at(5), Target: "left", Op: "-=", Value: ref("k")},
+			}},
+		}, nil, DefaultWhileTrip, TripDefault},
 		{"bound assigned in body", []ir.Stmt{
 			decl(2, "n", intT, num(30)),
 			&ir.Loop{Pos: at(3), Kind: ir.For, Var: "i", Lo: num(0), Hi: ref("n"), Body: ir.Block{

@@ -72,6 +72,9 @@ const (
 	TripArgument  TripSource = "argument" // program arguments (Options.Args)
 	TripBound     TripSource = "bound"    // the known side of a min or max (CHUNK in "n - i < CHUNK ? n - i : CHUNK")
 	TripDefault   TripSource = "default"  // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
+	// TripTransfer is a loop that repeats a read or write until the
+	// request is complete: once, as the call moves all it is asked for.
+	TripTransfer TripSource = "transfer"
 )
 
 // Default options.

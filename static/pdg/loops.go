@@ -3,6 +3,7 @@ package pdg
 import (
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
+	"slices"
 )
 
 // loop builds a loop node: its trip count from the bounds at entry, then
@@ -107,10 +108,64 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return n, tripSource(o)
 	}
+	if completesTransfer(l) {
+		return 1, TripTransfer
+	}
 	if readsInput(l.Cond) || readsInputFirst(l) {
 		return int64(w.b.opts.DefaultReadTrip), defSrc
 	}
 	return def, defSrc
+}
+
+// completesTransfer reports whether l repeats a transfer until it has
+// moved all it was asked to: "while (left > 0) { k = write(fd, p, left);
+// ...; left -= k; }" or "while (done < n) { k = read(fd, p + done, n -
+// done); ...; done += k; }". A read or write moves all it is asked for but
+// for signals, short reads at the end of a file and pipes: the body runs
+// once.
+func completesTransfer(l *ir.Loop) bool {
+	c, ok := l.Cond.(ir.Binary)
+	if !ok {
+		return false
+	}
+	counter, op := "", ""
+	switch {
+	case (c.Op == ">" || c.Op == "!=") && isZero(c.R):
+		counter, op = refName(c.L), "-="
+	case c.Op == "<":
+		counter, op = refName(c.L), "+="
+	}
+	if counter == "" {
+		return false
+	}
+	var asks, counts bool
+	visitStmts(l.Body, func(st ir.Stmt) {
+		switch st := st.(type) {
+		case *ir.Call:
+			if s, ok := iosem.Lookup(st.Callee); ok && s.Op.IsData() && slices.ContainsFunc(st.Args, func(a ir.Expr) bool { return mentions(a, counter) }) {
+				asks = true
+			}
+		case *ir.Assign:
+			if st.Target == counter && st.Op == op {
+				counts = true
+			}
+		}
+	})
+	return asks && counts
+}
+
+// refName returns the variable x names, "" when x is not a variable.
+func refName(x ir.Expr) string {
+	if r, ok := x.(ir.Ref); ok {
+		return r.Name
+	}
+	return ""
+}
+
+// isZero reports whether x is the literal 0.
+func isZero(x ir.Expr) bool {
+	i, ok := x.(ir.Int)
+	return ok && i.V == 0
 }
 
 // readsInputFirst reports whether the statements hoisted from l's
