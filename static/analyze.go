@@ -107,11 +107,20 @@ type Block struct {
 	TripSource  string   `json:"trip_source,omitempty"`
 	Conditional bool     `json:"conditional,omitempty"`
 	Unreachable bool     `json:"unreachable,omitempty"`
+	// Relay marks a block that only passes its I/O on: at least
+	// RelayShare of its estimated I/O time is in one call of a program
+	// function below it (for a call of a program function: the callee
+	// is a relay). The place to fix is further down.
+	Relay bool `json:"relay,omitempty"`
 }
 
+// RelayShare is the share of a block's estimated I/O that one call of a
+// program function below it must hold for the block to be a relay.
+const RelayShare = 0.95
+
 // Ranked reports whether b is one of the blocks `iolens static` ranks as
-// bottlenecks: not a file, with estimated I/O.
-func (b *Block) Ranked() bool { return b.Kind != features.FileBlock && b.IOTime > 0 }
+// bottlenecks: not a file, with estimated I/O, not a relay.
+func (b *Block) Ranked() bool { return b.Kind != features.FileBlock && b.IOTime > 0 && !b.Relay }
 
 // Features are a block's raw parameters P1–P15 and its normalised
 // variables X1–X16 by name.
@@ -217,7 +226,9 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Result, error)
 	}
 	blocks := features.Extract(g, fsys)
 	step(size * 3 / 4)
-	res.Blocks = sortBlocks(scoreAll(blocks, m, sys))
+	scored := scoreAll(blocks, m, sys)
+	markRelays(scored)
+	res.Blocks = sortBlocks(scored)
 	step(size)
 	return res, nil
 }
@@ -254,6 +265,46 @@ func scoreAll(roots []features.Block, m model.Model, sys sysprof.System) []Block
 	}
 	wg.Wait()
 	return blocks
+}
+
+// markRelays sets Relay on the blocks, whose IDs are their indexes: a
+// function or loop block at least RelayShare of whose estimated I/O is in
+// one call of a program function inside it, and a call of a program
+// function whose function blocks are all relays.
+func markRelays(blocks []Block) {
+	funcs := map[string][]int{}
+	for i, b := range blocks {
+		if b.Kind == features.FunctionBlock {
+			funcs[b.Name] = append(funcs[b.Name], i)
+		}
+	}
+	// The costliest call of a program function inside each function and
+	// loop block, up to the enclosing function.
+	inside := make([]float64, len(blocks))
+	for _, b := range blocks {
+		if b.Kind != features.CallBlock || len(funcs[b.Name]) == 0 {
+			continue
+		}
+		for p := b.Parent; p >= 0; p = blocks[p].Parent {
+			inside[p] = max(inside[p], b.IOTime)
+			if blocks[p].Kind == features.FunctionBlock {
+				break
+			}
+		}
+	}
+	for i := range blocks {
+		b := &blocks[i]
+		if (b.Kind == features.FunctionBlock || b.Kind == features.LoopBlock) && b.IOTime > 0 && inside[i] >= RelayShare*b.IOTime {
+			b.Relay = true
+		}
+	}
+	for i := range blocks {
+		b := &blocks[i]
+		if b.Kind != features.CallBlock || len(funcs[b.Name]) == 0 {
+			continue
+		}
+		b.Relay = !slices.ContainsFunc(funcs[b.Name], func(f int) bool { return !blocks[f].Relay })
+	}
 }
 
 // sortBlocks returns blocks, whose IDs are their indexes, ordered by
