@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -166,5 +167,71 @@ func TestAnalyzeProgress(t *testing.T) {
 	want := [][2]int64{{size, 2 * size}, {size + size/2, 2 * size}, {size + size*3/4, 2 * size}, {2 * size, 2 * size}}
 	if diff := cmp.Diff(want, got[1:]); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+}
+
+// Blocks that only pass their I/O on to one call of a program function are
+// relays: the ranking starts where the I/O is issued.
+func TestRelays(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "relay.c"), `#include <stdio.h>
+static double grid[4096];
+static void dump(FILE *f) {
+	for (int i = 0; i < 4096; i++)
+		fprintf(f, "%f\n", grid[i]);
+}
+static void relax(void) {
+	for (int i = 1; i < 4095; i++)
+		grid[i] = 0.5 * (grid[i - 1] + grid[i + 1]);
+}
+static void run(FILE *f) {
+	for (int s = 0; s < 10; s++) {
+		relax();
+		dump(f);
+	}
+}
+static void note(const char *path) {
+	FILE *g = fopen(path, "w");
+	fputs("started\n", g);
+	fclose(g);
+}
+int main(void) {
+	FILE *f = fopen("grid.txt", "w");
+	run(f);
+	fclose(f);
+	note("log.txt");
+	return 0;
+}
+`)
+	files, err := Sources([]string{filepath.Join(dir, "relay.c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze(context.Background(), files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	relays := map[string]bool{}
+	var ranked []string
+	for _, b := range res.Blocks {
+		if b.Kind == features.FunctionBlock || (b.Kind == features.CallBlock && slices.Contains([]string{"run", "dump", "note"}, b.Name)) {
+			relays[b.Kind+" "+b.Name] = b.Relay
+		}
+		if b.Ranked() && b.Kind != features.LoopBlock {
+			ranked = append(ranked, b.Kind+" "+b.Name)
+		}
+	}
+	want := map[string]bool{
+		"function main": true, "call run": true, "function run": true, // all their I/O is dump's
+		"call dump": false, "function dump": false, "function relax": false,
+		"call note": false, "function note": false, // fopen, fputs and fclose: no call of a program function
+	}
+	for k, v := range want {
+		if got, ok := relays[k]; !ok || got != v {
+			t.Errorf("%s: relay %v (found %v), want %v", k, got, ok, v)
+		}
+	}
+	if len(ranked) < 2 || ranked[0] != "call dump" || ranked[1] != "function dump" {
+		t.Errorf("ranking %v, want call dump then function dump first", ranked)
 	}
 }
