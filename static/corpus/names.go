@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,7 +12,8 @@ import (
 // procedure "__mod_MOD_name" becomes "name" and an external procedure
 // "name_" becomes "name" (the main program stays "MAIN__"); for C++, a
 // mangled name becomes its qualified name without parameters
-// ("_ZN5Table4saveERKSs" → "Table::save"; names it cannot read are kept).
+// ("_ZN5Table4saveERKSs" → "Table::save", anonymous namespaces left out;
+// names it cannot read are kept).
 func SourceName(lang, symbol string) string {
 	name := symbol
 	if i := strings.IndexByte(name, '.'); i > 0 {
@@ -88,6 +90,9 @@ func demangleName(sym string) (string, bool) {
 			break
 		}
 	}
+	// Anonymous namespaces ("_GLOBAL__N_1") are not part of a name in
+	// the source.
+	parts = slices.DeleteFunc(parts, func(p string) bool { return strings.HasPrefix(p, "_GLOBAL__N_") })
 	if len(parts) == 0 {
 		return "", false
 	}
