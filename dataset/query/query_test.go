@@ -177,34 +177,27 @@ func TestNames(t *testing.T) {
 func TestJobsListFiltersSortsAndPages(t *testing.T) {
 	db := openFacility(t)
 	ctx := context.Background()
-	ids := func(jobs []Job) string {
-		var s []string
-		for _, j := range jobs {
-			s = append(s, fmt.Sprint(j.JobID))
-		}
-		return strings.Join(s, " ")
-	}
 	jobs, total, err := db.Jobs(ctx, JobsQuery{})
-	if err != nil || total != 12 || ids(jobs) != "111 110 109 108 107 106 105 104 103 102 101 100" {
-		t.Errorf("all jobs: %d, %s, %v", total, ids(jobs), err)
+	if err != nil || total != 12 || jobIDs(jobs) != "111 110 109 108 107 106 105 104 103 102 101 100" {
+		t.Errorf("all jobs: %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	jobs, total, err = db.Jobs(ctx, JobsQuery{Filter: Filter{User: "ben"}, Sort: "io_time", Limit: 2, Offset: 1})
-	if err != nil || total != 5 || ids(jobs) != "108 107" {
-		t.Errorf("ben's jobs by I/O time, second page of 2... %d, %s, %v", total, ids(jobs), err)
+	if err != nil || total != 5 || jobIDs(jobs) != "108 107" {
+		t.Errorf("ben's jobs by I/O time, second page of 2... %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	jobs, total, err = db.Jobs(ctx, JobsQuery{Filter: Filter{Code: "P06"}, Asc: true})
-	if err != nil || total != 3 || ids(jobs) != "107 108 109" {
-		t.Errorf("jobs with P06: %d, %s, %v", total, ids(jobs), err)
+	if err != nil || total != 3 || jobIDs(jobs) != "107 108 109" {
+		t.Errorf("jobs with P06: %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	since := time.Date(2026, 10, 11, 0, 0, 0, 0, time.UTC)
 	until := time.Date(2026, 10, 21, 0, 0, 0, 0, time.UTC)
 	jobs, total, err = db.Jobs(ctx, JobsQuery{Filter: Filter{Since: since, Until: until}, Asc: true})
-	if err != nil || total != 3 || ids(jobs) != "107 108 109" {
-		t.Errorf("jobs of 11-20 October: %d, %s, %v", total, ids(jobs), err)
+	if err != nil || total != 3 || jobIDs(jobs) != "107 108 109" {
+		t.Errorf("jobs of 11-20 October: %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	jobs, _, err = db.Jobs(ctx, JobsQuery{Filter: Filter{MinBytes: 200 << 20}, Sort: "bytes", Asc: true})
-	if err != nil || ids(jobs) != "100 101 102 103 104 105 106 110 111" {
-		t.Errorf("jobs of at least 200 MiB by bytes: %s, %v", ids(jobs), err)
+	if err != nil || jobIDs(jobs) != "100 101 102 103 104 105 106 110 111" {
+		t.Errorf("jobs of at least 200 MiB by bytes: %s, %v", jobIDs(jobs), err)
 	}
 	// A listed job has the columns of a list, not the others.
 	l := jobs[0]
@@ -277,28 +270,21 @@ func TestEmptyDataset(t *testing.T) {
 func TestFilterMonths(t *testing.T) {
 	db := openFacility(t)
 	ctx := context.Background()
-	ids := func(jobs []Job) string {
-		var s []string
-		for _, j := range jobs {
-			s = append(s, fmt.Sprint(j.JobID))
-		}
-		return strings.Join(s, " ")
-	}
 	day := func(d int) time.Time { return time.Date(2026, 10, d, 0, 0, 0, 0, time.UTC) }
 	november := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	jobs, total, err := db.Jobs(ctx, JobsQuery{Filter: Filter{Since: day(22), Until: november}})
-	if err != nil || total != 1 || ids(jobs) != "111" {
-		t.Errorf("jobs of 22-31 October: %d, %s, %v", total, ids(jobs), err)
+	if err != nil || total != 1 || jobIDs(jobs) != "111" {
+		t.Errorf("jobs of 22-31 October: %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	if jobs, total, err := db.Jobs(ctx, JobsQuery{Filter: Filter{Since: november}}); err != nil || total != 0 || len(jobs) != 0 {
-		t.Errorf("jobs of November: %d, %s, %v", total, ids(jobs), err)
+		t.Errorf("jobs of November: %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	if jobs, total, err := db.Jobs(ctx, JobsQuery{Filter: Filter{Until: day(1).Add(12 * time.Hour)}}); err != nil || total != 0 || len(jobs) != 0 {
-		t.Errorf("jobs before the first: %d, %s, %v", total, ids(jobs), err)
+		t.Errorf("jobs before the first: %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	jobs, total, err = db.Jobs(ctx, JobsQuery{Filter: Filter{Code: "P06", Since: day(13)}})
-	if err != nil || total != 1 || ids(jobs) != "109" {
-		t.Errorf("jobs with P06 since 13 October: %d, %s, %v", total, ids(jobs), err)
+	if err != nil || total != 1 || jobIDs(jobs) != "109" {
+		t.Errorf("jobs with P06 since 13 October: %d, %s, %v", total, jobIDs(jobs), err)
 	}
 	counts, err := db.Insights(ctx, Filter{Since: day(13)}, nil, 0)
 	i := slices.IndexFunc(counts, func(c InsightCount) bool { return c.Code == "P06" })
@@ -436,4 +422,13 @@ func TestJobsWithoutSummaryRefused(t *testing.T) {
 	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after compaction: %+v, %v; want %+v", got, err, want)
 	}
+}
+
+// jobIDs lists the batch-system job ids of jobs, in order.
+func jobIDs(jobs []Job) string {
+	var s []string
+	for _, j := range jobs {
+		s = append(s, fmt.Sprint(j.JobID))
+	}
+	return strings.Join(s, " ")
 }
