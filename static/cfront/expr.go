@@ -51,9 +51,22 @@ func (b *builder) expr(i int32) ir.Expr {
 	case kUnaryExpression, kPointerExpression:
 		return ir.Unary{Op: b.op(t.child(i, fOperator)), X: b.expr(t.child(i, fArgument))}
 	case kBinaryExpression:
+		op := b.op(t.child(i, fOperator))
 		l := b.expr(t.child(i, fLeft))
-		r := b.expr(t.child(i, fRight))
-		return ir.Binary{Op: b.op(t.child(i, fOperator)), L: l, R: r}
+		if op != "&&" && op != "||" {
+			return ir.Binary{Op: op, L: l, R: b.expr(t.child(i, fRight))}
+		}
+		// The calls of the right side run only when the left one does not
+		// decide: "full && flush(o)" flushes when full.
+		r, right := b.isolate(func() ir.Expr { return b.expr(t.child(i, fRight)) })
+		switch {
+		case len(right) == 0:
+		case op == "&&":
+			b.hoist(&ir.If{Pos: b.pos(i), Cond: l, Then: right})
+		default:
+			b.hoist(&ir.If{Pos: b.pos(i), Cond: l, Else: right})
+		}
+		return ir.Binary{Op: op, L: l, R: r}
 	case kConditionalExpression:
 		// The calls of each side run only when it is chosen: they are
 		// hoisted into the branches of an If.

@@ -370,3 +370,33 @@ func TestMemoryFormatterCost(t *testing.T) {
 		}
 	}
 }
+
+// The share of executions a branch is taken: a divisibility test, a counter
+// reaching its bound, and a conjunction with either.
+func TestBranchOdds(t *testing.T) {
+	cond := func(c ir.Expr) *ir.If {
+		return &ir.If{Pos: at(5), Cond: c, Then: ir.Block{call(6, "write", ref("fd"), ref("buf"), num(4096))}}
+	}
+	count := &ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(1)}
+	for _, c := range []struct {
+		name string
+		body []ir.Stmt
+		want float64
+	}{
+		{"divisibility", []ir.Stmt{cond(bin("==", bin("%", ref("i"), num(400)), num(0)))}, 1.0 / 400},
+		{"divisibility in a conjunction", []ir.Stmt{cond(bin("&&", ref("path"), bin("==", bin("%", ref("i"), num(400)), num(0))))}, 1.0 / 400},
+		{"buffer full", []ir.Stmt{count, cond(bin("==", ref("len"), num(4096)))}, 1.0 / 4096},
+		{"batch reached, bound first", []ir.Stmt{count, cond(bin("<=", num(1000), ref("len")))}, 1.0 / 1000},
+		{"not counted up", []ir.Stmt{cond(bin("==", ref("len"), num(4096)))}, 0},
+		{"counted by more than one", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(8)}, cond(bin("==", ref("len"), num(4096)))}, 0},
+		{"unknown", []ir.Stmt{cond(ref("dirty"))}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := mustBuild(t, cprog(nil, fn("main", nil, c.body...)), Options{})
+			b := first(g.Entry, BranchNode)
+			if b == nil || b.Odds != c.want {
+				t.Errorf("branch %+v, want odds %g", b, c.want)
+			}
+		})
+	}
+}

@@ -399,7 +399,7 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 				n.Taken = 0
 			}
 		} else {
-			n.Odds = divisibilityOdds(cond, w.env)
+			n.Odds = w.branchOdds(cond)
 		}
 	}
 	base := w.env
@@ -430,6 +430,69 @@ func lastLine(blks []ir.Block) int {
 		visitStmts(b, func(s ir.Stmt) { line = max(line, s.Position().Line) })
 	}
 	return line
+}
+
+// branchOdds returns the share of executions in which cond holds when the
+// analysis can tell, 0 otherwise: a divisibility test (divisibilityOdds),
+// a counter reaching a bound (counterOdds), or a conjunction with one of
+// them, which holds at most as often.
+func (w *walker) branchOdds(cond ir.Expr) float64 {
+	if c, ok := cond.(ir.Binary); ok && c.Op == "&&" {
+		l, r := w.branchOdds(c.L), w.branchOdds(c.R)
+		switch {
+		case l > 0 && r > 0:
+			return min(l, r)
+		case l > 0:
+			return l
+		}
+		return r
+	}
+	if o := divisibilityOdds(cond, w.env); o > 0 {
+		return o
+	}
+	return counterOdds(cond, w.env, w.d.f.Body)
+}
+
+// counterOdds returns 1/K when cond compares a counter with a known bound
+// K > 1, "x == K" or "x >= K" (either way round), and the function whose
+// body is given counts x up by one ("x++", "++o->len", "x += 1"): a buffer
+// flushed when full, a batch committed every K records, a last iteration.
+// It returns 0 otherwise.
+func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
+	c, ok := cond.(ir.Binary)
+	if !ok {
+		return 0
+	}
+	x, k, op := c.L, c.R, c.Op
+	if _, known := Eval(x, env).Int(); known {
+		x, k, op = c.R, c.L, map[string]string{"==": "==", "<=": ">="}[op]
+	}
+	if op != "==" && op != ">=" {
+		return 0
+	}
+	bound, ok := Eval(k, env).Int()
+	if !ok || bound <= 1 {
+		return 0
+	}
+	if _, known := Eval(x, env).Int(); known {
+		return 0
+	}
+	name := baseName(x)
+	if name == "" {
+		return 0
+	}
+	counts := false
+	visitStmts(body, func(st ir.Stmt) {
+		if a, ok := st.(*ir.Assign); ok && a.Target == name && a.Op == "+=" {
+			if v, ok := a.Value.(ir.Int); ok && v.V == 1 {
+				counts = true
+			}
+		}
+	})
+	if !counts {
+		return 0
+	}
+	return 1 / float64(bound)
 }
 
 // divisibilityOdds returns the share of executions in which cond holds
