@@ -58,7 +58,7 @@ The sets must not share a program or a source, and --programs may only
 name training programs. --test "" skips the test set.`,
 		Example: `  iolens static train
   iolens static train --corpus testdata/static/corpus --test testdata/static/test --samples
-  iolens static train --corpus testdata/static/corpus -o static/model/cioc-v5.json --version 5`,
+  iolens static train --corpus testdata/static/corpus -o static/model/cioc-v6.json --version 6`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.testSet = cmd.Flags().Changed("test")

@@ -75,8 +75,9 @@ func TestSourceName(t *testing.T) {
 		{LangCXX, "_Z7computei", "compute"},
 		{LangCXX, "_ZNSt6vectorIdSaIdEED2Ev", "std::vector::~vector"},
 		{LangCXX, "main", "main"},
-		{LangCXX, "_ZN12_GLOBAL__N_112generate_logERKSs", "generate_log"}, // an anonymous namespace
-		{LangCXX, "_ZN4snap12_GLOBAL__N_14packEv", "snap::pack"},          // nested in a named one
+		{LangCXX, "_ZN12_GLOBAL__N_112generate_logERKSs", "generate_log"},                                         // an anonymous namespace
+		{LangCXX, "_ZN4snap12_GLOBAL__N_14packEv", "snap::pack"},                                                  // nested in a named one
+		{LangCXX, "_ZL9write_pbmRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERK9Automaton", "write_pbm"}, // static
 		{LangCXX, "_Zbad", "_Zbad"},
 	} {
 		if got := SourceName(tc.lang, tc.sym); got != tc.want {

@@ -44,6 +44,7 @@ func demangleName(sym string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	s = strings.TrimPrefix(s, "L") // internal linkage: a static function
 	nested := strings.HasPrefix(s, "N")
 	if nested {
 		s = strings.TrimLeft(s[1:], "rVK")

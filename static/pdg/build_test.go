@@ -400,3 +400,24 @@ func TestBranchOdds(t *testing.T) {
 		})
 	}
 }
+
+// The side of an if that ends the program is an error path, never taken
+// by a run that goes on; Fortran's EXIT only leaves a loop.
+func TestErrorPath(t *testing.T) {
+	check := &ir.If{Pos: at(3), Cond: ref("full"), Then: ir.Block{
+		call(4, "fprintf", ref("stderr"), str("table full\n")),
+		&ir.Jump{Pos: at(5), Kind: "exit"},
+	}}
+	g := mustBuild(t, cprog(nil, fn("main", nil, check)), Options{})
+	if b := first(g.Entry, BranchNode); b == nil || b.Taken != 1 {
+		t.Errorf("C error path: branch %+v, want the else side taken", b)
+	}
+	loop := &ir.Loop{Pos: at(2), Kind: ir.Do, Var: "i", Lo: num(1), Hi: num(10), Inclusive: true, Body: ir.Block{
+		&ir.If{Pos: at(3), Cond: ref("done"), Then: ir.Block{&ir.Jump{Pos: at(4), Kind: "exit"}}},
+	}}
+	f := &ir.Program{Files: []*ir.File{{Path: "t.f90", Lang: ir.Fortran, Funcs: []*ir.Func{
+		{Name: "main", Kind: ir.MainProgram, Pos: at(1), EndLine: 9, Body: ir.Block{loop}}}}}}
+	if b := first(mustBuild(t, f, Options{}).Entry, BranchNode); b == nil || b.Taken != -1 {
+		t.Errorf("Fortran EXIT: branch %+v, want no side known", b)
+	}
+}

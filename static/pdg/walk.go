@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/iolens/iolens/static/iosem"
@@ -398,6 +399,8 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			if t {
 				n.Taken = 0
 			}
+		} else if i, ok := w.errorPath(alts); ok {
+			n.Taken = 1 - i // the program goes on through the other side
 		} else {
 			n.Odds = w.branchOdds(cond)
 		}
@@ -430,6 +433,39 @@ func lastLine(blks []ir.Block) int {
 		visitStmts(b, func(s ir.Stmt) { line = max(line, s.Position().Line) })
 	}
 	return line
+}
+
+// errorPath returns which of the two alternatives of an if ends the
+// program (exit, abort, a throw, Fortran's STOP and ERROR STOP) when the
+// other does not: the error path of a check, which a run that goes on
+// never takes.
+func (w *walker) errorPath(alts []ir.Block) (int, bool) {
+	if len(alts) != 2 {
+		return 0, false
+	}
+	ends := func(blk ir.Block) bool {
+		return slices.ContainsFunc(blk, func(st ir.Stmt) bool {
+			j, ok := st.(*ir.Jump)
+			if !ok {
+				return false
+			}
+			switch j.Kind {
+			case "stop", "throw":
+				return true
+			case "exit": // Fortran's EXIT leaves a loop
+				return !w.fortran()
+			}
+			return false
+		})
+	}
+	a, b := ends(alts[0]), ends(alts[1])
+	switch {
+	case a && !b:
+		return 0, true
+	case b && !a:
+		return 1, true
+	}
+	return 0, false
 }
 
 // branchOdds returns the share of executions in which cond holds when the
