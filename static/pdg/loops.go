@@ -130,7 +130,7 @@ func completesTransfer(l *ir.Loop) bool {
 	}
 	counter, op := "", ""
 	switch {
-	case (c.Op == ">" || c.Op == "!=") && isZero(c.R):
+	case (c.Op == ">" || c.Op == "!=") && isLiteralZero(c.R):
 		counter, op = refName(c.L), "-="
 	case c.Op == "<":
 		counter, op = refName(c.L), "+="
@@ -162,8 +162,9 @@ func refName(x ir.Expr) string {
 	return ""
 }
 
-// isZero reports whether x is the literal 0.
-func isZero(x ir.Expr) bool {
+// isLiteralZero reports whether x is the literal 0 (divisibilityOdds also
+// takes values known in the environment).
+func isLiteralZero(x ir.Expr) bool {
 	i, ok := x.(ir.Int)
 	return ok && i.V == 0
 }
