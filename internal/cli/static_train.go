@@ -28,6 +28,8 @@ type trainFlags struct {
 	samples  bool
 	noProbe  bool
 	runs     int
+	// measurements is the file of measured runs kept between trainings.
+	measurements string
 }
 
 func newStaticTrainCmd(e *env) *cobra.Command {
@@ -55,10 +57,17 @@ and bottleneck recall, the share of test programs whose measured
 bottleneck (the function with the most I/O time of its own) is among the
 top 3 functions of the ranking iolens static prints. The misses are listed.
 The sets must not share a program or a source, and --programs may only
-name training programs. --test "" skips the test set.`,
+name training programs. --test "" skips the test set.
+
+--measurements FILE keeps the measured runs: a later training with the
+same FILE runs only the programs whose sources, build, arguments, ranks
+or --runs changed, and fits and scores the current analysis on the
+recorded runs of the others. Measurements depend on the machine and the
+collector: remove FILE when either changes.`,
 		Example: `  iolens static train
   iolens static train --corpus testdata/static/corpus --test testdata/static/test --samples
-  iolens static train --corpus testdata/static/corpus -o static/model/cioc-v6.json --version 6`,
+  iolens static train --corpus testdata/static/corpus -o static/model/cioc-v6.json --version 6
+  iolens static train --measurements /var/tmp/cioc-runs.json --samples`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.testSet = cmd.Flags().Changed("test")
@@ -75,6 +84,7 @@ name training programs. --test "" skips the test set.`,
 	fl.BoolVar(&f.samples, "samples", false, "print every function with its measured and predicted intensity")
 	fl.BoolVar(&f.noProbe, "no-probe", false, "do not measure the storage: use its device class's typical figures")
 	fl.IntVar(&f.runs, "runs", train.DefaultRuns, "runs of each program: a function's intensity is the median")
+	fl.StringVar(&f.measurements, "measurements", "", "keep the measured runs in FILE (JSON) and reuse those of unchanged programs")
 	return cmd
 }
 
@@ -99,6 +109,13 @@ func runStaticTrain(ctx context.Context, e *env, f *trainFlags) error {
 	}
 	if f.programs != "" {
 		opts.Programs = strings.Split(f.programs, ",")
+	}
+	if f.measurements != "" {
+		m, err := train.OpenMeasurements(f.measurements)
+		if err != nil {
+			return err
+		}
+		opts.Measurements = m
 	}
 	// The split is checked before the storage is probed and anything is
 	// built.

@@ -144,7 +144,7 @@ func TestCheckpointC(t *testing.T) {
 			},
 			nil, // case 2: falls through
 			{
-				&ir.Assign{Pos: at(68), Target: "c", Op: "=", Value: sizeofT("struct cell", 16), Partial: true},
+				&ir.Assign{Pos: at(68), Target: "c", Op: "=", Value: sizeofT("struct cell", 16), Partial: true, Field: "value"},
 				&ir.Jump{Pos: at(69), Kind: "break"},
 			},
 			{&ir.Return{Pos: at(71), Value: num(2)}},

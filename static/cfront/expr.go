@@ -24,7 +24,7 @@ func (b *builder) expr(i int32) ir.Expr {
 	case kNumberLiteral:
 		return parseNumber(string(t.bytes(i)))
 	case kCharLiteral:
-		return ir.Int{V: charValue(unescape(b.literalContent(i)))}
+		return ir.Int{V: charValue(unescape(b.literalContent(i))), Char: true}
 	case kStringLiteral, kRawStringLiteral:
 		return ir.Str{V: b.stringValue(i)}
 	case kConcatenatedString:
@@ -325,6 +325,23 @@ func (b *builder) target(i int32) (string, bool) {
 	return "", true
 }
 
+// memberOf returns the member an assignment to the lvalue i stores into:
+// "f" for x.f and p->f (in parentheses too), "" for anything else,
+// this->f included (target names it).
+func (b *builder) memberOf(i int32) string {
+	t := b.t
+	for i != none && t.kind(i) == kParenthesizedExpression {
+		i = t.firstNamed(i)
+	}
+	if i == none || t.kind(i) != kFieldExpression {
+		return ""
+	}
+	if a := t.child(i, fArgument); a != none && t.kind(a) == kThis {
+		return ""
+	}
+	return b.fieldName(i)
+}
+
 // assign hoists an assignment and returns its target as an expression.
 func (b *builder) assign(i int32) ir.Expr {
 	t := b.t
@@ -337,7 +354,7 @@ func (b *builder) assign(i int32) ir.Expr {
 	if op == "=" && !partial && name != "" {
 		b.setResult(right, name)
 	}
-	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: val, Partial: partial})
+	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: val, Partial: partial, Field: b.memberOf(left)})
 	return lv
 }
 
@@ -351,7 +368,7 @@ func (b *builder) update(i int32) ir.Expr {
 		op = "-="
 	}
 	name, partial := b.target(arg)
-	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: ir.Int{V: 1}, Partial: partial})
+	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: ir.Int{V: 1}, Partial: partial, Field: b.memberOf(arg)})
 	return lv
 }
 

@@ -90,7 +90,7 @@ func runtimeCost(io *pdg.IO) Params {
 		p.RuntimeOps = StreamCallOps
 		if formatted {
 			p.FormatItems = items
-			p.FormatOps = items * iosem.FormatOpsPerItem
+			p.FormatOps = iosem.StreamFormatCost(io.Conversions, items, io.Sem.Op == iosem.Read)
 		}
 	case iosem.Fortran:
 		p.RuntimeOps = FortranCallOps

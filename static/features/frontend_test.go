@@ -147,4 +147,8 @@ int main() {
 		t.Errorf("dump: calls %v, format items %v, runtime ops %v, work %v; want 500, 2000, %v and work without the formatting",
 			p.Calls, p.FormatItems, p.RuntimeOps, p.Work, 500*StreamCallOps)
 	}
+	// Each line converts an int, two characters and a double.
+	if want := 500.0 * (iosem.PrintIntOps + 2*iosem.PrintStrOps + iosem.PrintFloatOps); p.FormatOps != want {
+		t.Errorf("dump: format ops %v, want %v", p.FormatOps, want)
+	}
 }

@@ -115,7 +115,7 @@ func TestControlFlow(t *testing.T) {
 			&ir.Call{Callee: "f", Args: []ir.Expr{ref("x")}, Result: "n"},
 			assign("n", call("f", ref("x"))),
 			assign("p", ref("t")),
-			&ir.Assign{Target: "x", Op: "=", Value: num(1), Partial: true},
+			&ir.Assign{Target: "x", Op: "=", Value: num(1), Partial: true, Field: "y"},
 			&ir.Assign{Target: "a", Op: "=", Value: num(0), Partial: true},
 		}},
 		{"CALL forms", "call init\ncall mpi_file_write(fh, buf, n, mpi_byte, st, ierr)\ncall grid%dump(6)\ncall cells(2)%move()", ir.Block{

@@ -9,11 +9,10 @@ func (p *parser) assignment() ir.Stmt {
 		switch {
 		case p.isOp("("):
 			p.args()
-			a.Partial = true
+			a.Partial, a.Field = true, ""
 			continue
 		case p.acceptOp("%"):
-			p.name()
-			a.Partial = true
+			a.Partial, a.Field = true, p.name()
 			continue
 		}
 		break

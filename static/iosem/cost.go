@@ -56,6 +56,19 @@ func FormatCost(conversions string, items float64, scan bool) float64 {
 	return ops
 }
 
+// StreamFormatCost is the cost, in operations, of the conversions of one
+// C++ stream insertion (extract false) or extraction with the given
+// conversion letters (ConversionOf): those of printf and scanf, without
+// scanf's cost per call, which a stream's buffer does not pay; with
+// conversions "", items each cost FormatOpsPerItem.
+func StreamFormatCost(conversions string, items float64, extract bool) float64 {
+	ops := FormatCost(conversions, items, extract)
+	if extract {
+		ops -= ScanCallOps
+	}
+	return ops
+}
+
 func pick(scan bool, a, b float64) float64 {
 	if scan {
 		return a

@@ -70,6 +70,24 @@ func scanFormat(format string) (literal int64, convs string) {
 	return literal, string(b)
 }
 
+// ConversionOf returns the printf conversion letter of a value of the
+// named type, for the cost of formatting it (FormatCost): 'c' for a
+// character, 's' for a string, 'd' for a logical or an integer, 'f' for
+// the rest.
+func ConversionOf(typeName string) byte {
+	n := strings.ToLower(typeName)
+	switch {
+	case strings.HasPrefix(n, "char"):
+		return 'c'
+	case strings.Contains(n, "string"):
+		return 's'
+	case strings.HasPrefix(n, "logical") || n == "bool" || strings.HasPrefix(n, "int") || strings.Contains(n, "long") ||
+		strings.Contains(n, "short") || n == "unsigned" || n == "size_t":
+		return 'd'
+	}
+	return 'f'
+}
+
 // TextWidth estimates the characters one value of the named type takes
 // when formatted: the declared length of a character value (size bytes),
 // 2 for a logical, IntWidth for an integer, FloatWidth for the rest.

@@ -201,13 +201,15 @@ type Call struct {
 // Assign assigns Value to Target ("x = v", "x += v": Op is "=" or "+=",
 // "-=", ...; "x++" is Op "+=" with Value 1). Target is the assigned
 // variable's name; assignments to array elements or fields name the base
-// variable and set Partial.
+// variable and set Partial. Field names the member an assignment to a
+// member stores into (x.f = v, p->f = v, x%f = v; not x.f[i] = v).
 type Assign struct {
 	Pos
 	Target  string
 	Op      string
 	Value   Expr
 	Partial bool
+	Field   string
 }
 
 // Decl declares a local variable (with its initial value, if any).
@@ -260,8 +262,12 @@ func (*FortranIO) stmt() {}
 // Expr is an expression.
 type Expr interface{ expr() }
 
-// Int is an integer literal.
-type Int struct{ V int64 }
+// Int is an integer literal; Char marks a C character literal ('a'),
+// whose value is its code.
+type Int struct {
+	V    int64
+	Char bool
+}
 
 // Float is a floating-point literal.
 type Float struct{ V float64 }

@@ -24,6 +24,9 @@ type builder struct {
 	progConsts map[string]ir.Expr
 	globals    map[string]Value
 	globalVars map[string]*ir.Var
+	// fields holds the structure members that keep one number (see
+	// analyseFields).
+	fields map[string]Value
 	// instances maps a function and a context key to its node.
 	instances map[*ir.Func]map[string]*Node
 	active    map[*ir.Func]bool // functions being analysed (on the call stack)
@@ -61,6 +64,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		opts:      opts.withDefaults(),
 		funcs:     map[string][]funcDef{},
 		shared:    map[*ir.File]*shared{},
+		fields:    map[string]Value{},
 		instances: map[*ir.Func]map[string]*Node{},
 		active:    map[*ir.Func]bool{},
 		units:     map[string]*Handle{},
@@ -76,6 +80,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 	b.index()
 	b.findHosts()
 	b.analyseGlobals()
+	b.analyseFields()
 
 	entry, err := b.findEntry()
 	if err != nil {

@@ -384,6 +384,7 @@ func TestBranchOdds(t *testing.T) {
 		want float64
 	}{
 		{"divisibility", []ir.Stmt{cond(bin("==", bin("%", ref("i"), num(400)), num(0)))}, 1.0 / 400},
+		{"divisibility by an unknown period", []ir.Stmt{cond(bin("==", bin("%", ref("g"), ir.Field{X: ref("cfg"), Name: "every"}), num(0)))}, 1.0 / DefaultPeriod},
 		{"divisibility in a conjunction", []ir.Stmt{cond(bin("&&", ref("path"), bin("==", bin("%", ref("i"), num(400)), num(0))))}, 1.0 / 400},
 		{"buffer full", []ir.Stmt{count, cond(bin("==", ref("len"), num(4096)))}, 1.0 / 4096},
 		{"batch reached, bound first", []ir.Stmt{count, cond(bin("<=", num(1000), ref("len")))}, 1.0 / 1000},

@@ -71,6 +71,7 @@ type shared struct {
 	progConsts map[string]ir.Expr // constants of every file, for module PARAMETERs
 	globals    map[string]Value   // global variables' values (constants, and handles set at run)
 	globalVars map[string]*ir.Var
+	fields     map[string]Value // members that keep one number (analyseFields)
 	args       []string
 	hasArgs    bool
 	lang       ir.Lang // the language of the file ("" for NewEnv: any)

@@ -30,6 +30,10 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 		return e.lookup(x.Name, depth)
 	case ir.Index:
 		return e.evalIndex(x, depth)
+	case ir.Field:
+		if v, ok := e.shared.fields[x.Name]; ok {
+			return v
+		}
 	case ir.Unary:
 		return unary(x.Op, e.eval(x.X, depth))
 	case ir.Binary:

@@ -227,7 +227,18 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 	case ir.Str:
 		return int64(len(x.V)), 1, "character", true
 	case ir.Int:
+		if x.Char {
+			return 1, 1, "char", true
+		}
 		elem, typeName = 4, "integer"
+	case ir.Cond:
+		// c ? 'x' : 'y', c ? "a" : "bc": the longer side when both have
+		// one type.
+		tb, tn, tt, tok := w.item(x.T, formatted)
+		fb, fn, ft, fok := w.item(x.F, formatted)
+		if tok && fok && tt == ft && tn == fn {
+			return max(tb, fb), tn, tt, true
+		}
 	case ir.Ref:
 		v := w.env.Var(x.Name)
 		if v == nil {

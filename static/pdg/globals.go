@@ -15,6 +15,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 		progConsts: b.progConsts,
 		globals:    b.globals,
 		globalVars: b.globalVars,
+		fields:     b.fields,
 		args:       b.opts.Args,
 		hasArgs:    b.opts.Args != nil,
 	}

@@ -96,6 +96,11 @@ const (
 	// read(...)) > 0)): such loops run to the end of a file, chunk by
 	// chunk or record by record, and files hold many of them.
 	DefaultReadTrip = 1000
+	// DefaultPeriod is the period assumed for a divisibility test whose
+	// divisor is unknown (step % every == 0): periodic output, a
+	// checkpoint every so many steps, happens once in ten iterations of a
+	// loop of DefaultTrip, rather than on every one.
+	DefaultPeriod = 10
 	// DefaultMaxDepth bounds the call depth followed from a root.
 	DefaultMaxDepth = 32
 	// DefaultMaxContexts bounds the calling contexts analysed per function.

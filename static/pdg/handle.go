@@ -98,7 +98,9 @@ type IO struct {
 	// elements, format conversions), or 0 when unknown.
 	Items int64
 	// Conversions are the conversion characters of a printf or scanf
-	// format whose text is known ("df" for "%ld %.12f\n"), else "".
+	// format whose text is known ("df" for "%ld %.12f\n"), or of the
+	// operands of a C++ stream insertion or extraction by their types
+	// (see iosem.ConversionOf), else "".
 	Conversions string
 	// File is the handle the call works on, or nil when it cannot be
 	// traced (a handle from an unknown function, a parameter of a root).

@@ -69,10 +69,13 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 
 	if s.Op.IsData() {
 		io.Bytes, io.Items, io.BytesKnown = w.transferBytes(c, s, h)
-		if s.Size.Kind == iosem.Format {
+		switch s.Size.Kind {
+		case iosem.Format:
 			if f, ok := w.formatString(arg(c, s.Size.Count)); ok {
 				io.Conversions = iosem.Conversions(f)
 			}
+		case iosem.Items:
+			io.Conversions = w.streamConversions(c.Args)
 		}
 	}
 	w.accessState(io, c, h)

@@ -648,3 +648,49 @@ int main() {
 		{name: "changed through a reference", srcs: src, path: []string{"byref(m); // after setn"}, loop: "byref loop", trip: DefaultTrip, source: TripDefault},
 	})
 }
+
+// Sizes kept in structure members bound the loops that read them when
+// every store into the member puts the same number.
+func TestFieldPropagation(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define NPART 4096
+struct sim { int np, nsteps, every; double dt; };
+struct hdr { int n; };
+static void init(struct sim *s) { s->np = NPART; s->dt = 0.5; }
+static void dump(const struct sim *s, FILE *f) {
+    for (int i = 0; i < s->np; i++) fprintf(f, "%d\n", i); /* dump loop */
+}
+static void header(struct hdr *h, const struct sim *s, FILE *f) {
+    h->n = s->np;
+    for (int i = 0; i < h->n; i++) fputc('x', f); /* header loop */
+}
+static void steps(struct sim *s, FILE *f) {
+    for (int t = 0; t < s->nsteps; t++) fputc('s', f); /* steps loop */
+}
+static void every(struct sim *s, FILE *f) {
+    for (int t = 0; t < s->every; t++) fputc('e', f); /* every loop */
+}
+int main(int argc, char **argv) {
+    struct sim s;
+    struct hdr h;
+    FILE *f = fopen("out.txt", "w");
+    init(&s);
+    s.nsteps = 10;
+    if (argc > 2) s.nsteps = 20;
+    s.every = 3;
+    sscanf(argv[1], "%d", &s.every);
+    dump(&s, f);
+    header(&h, &s, f);
+    steps(&s, f);
+    every(&s, f);
+    fclose(f);
+    return 0;
+}
+`)}
+	runPropagation(t, []propagationCase{
+		{name: "set in another function", srcs: src, path: []string{"dump(&s, f);"}, loop: "dump loop", trip: 4096, source: TripPropagated},
+		{name: "from another member", srcs: src, path: []string{"header(&h, &s, f);"}, loop: "header loop", trip: 4096, source: TripPropagated},
+		{name: "two values", srcs: src, path: []string{"steps(&s, f);"}, loop: "steps loop", trip: DefaultTrip, source: TripDefault},
+		{name: "read into", srcs: src, path: []string{"every(&s, f);"}, loop: "every loop", trip: DefaultTrip, source: TripDefault},
+	})
+}

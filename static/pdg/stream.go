@@ -176,6 +176,30 @@ func (w *walker) streamItems(args []ir.Expr) (bytes, items int64, known bool) {
 	return bytes, items, true
 }
 
+// streamConversions returns the conversions of the operands of an
+// insertion or extraction in printf's letters, for their cost (see
+// iosem.FormatCost): "c" for a character, "s" for a string, "d" for an
+// integer, "f" for a floating-point or other value; "" when an operand is
+// not known.
+func (w *walker) streamConversions(args []ir.Expr) string {
+	var conv []byte
+	for _, a := range args {
+		if r, ok := a.(ir.Ref); ok && iosem.IsFlushManipulator(r.Name) {
+			conv = append(conv, 'c')
+			continue
+		}
+		_, n, typeName, ok := w.item(a, true)
+		if !ok {
+			return ""
+		}
+		c := iosem.ConversionOf(typeName)
+		for range n {
+			conv = append(conv, c)
+		}
+	}
+	return string(conv)
+}
+
 // streamStatement handles a C++ stream statement "s << a << b" (or ">>"),
 // which the front-end lowers to a partial Assign to s of the whole chain,
 // as one insertion (extraction) call with the chain's operands; it reports

@@ -532,9 +532,10 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 }
 
 // divisibilityOdds returns the share of executions in which cond holds
-// when it tests the divisibility of a varying value by a known K > 1:
-// 1/K for "x % K == 0", "!(x % K)" and Fortran's "MOD(x, K) == 0", 1 − 1/K
-// for "!=" and for "x % K" alone; 0 for other conditions.
+// when it tests the divisibility of a varying value by K > 1 (known, or
+// DefaultPeriod when the divisor is not known): 1/K for "x % K == 0",
+// "!(x % K)" and Fortran's "MOD(x, K) == 0", 1 − 1/K for "!=" and for
+// "x % K" alone; 0 for other conditions.
 func divisibilityOdds(cond ir.Expr, env *Env) float64 {
 	modulus := func(x ir.Expr) float64 {
 		var k ir.Expr
@@ -551,7 +552,11 @@ func divisibilityOdds(cond ir.Expr, env *Env) float64 {
 		if k == nil {
 			return 0
 		}
-		if v, ok := Eval(k, env).Int(); ok && v > 1 {
+		v, ok := Eval(k, env).Int()
+		switch {
+		case !ok:
+			return DefaultPeriod
+		case v > 1:
 			return float64(v)
 		}
 		return 0

@@ -67,6 +67,10 @@ type Options struct {
 	TopK int
 	// Log receives progress, one line per program; nil discards it.
 	Log io.Writer
+	// Measurements, when not nil, keeps the measured programs: those
+	// recorded with the same sources, build, arguments, ranks and runs
+	// are not run again, the others are recorded.
+	Measurements *Measurements
 }
 
 // Sample is one function with its measured and static sides.
@@ -219,6 +223,12 @@ func measure(ctx context.Context, prog corpus.Program, opts Options) ([]corpus.F
 	if runs <= 0 {
 		runs = DefaultRuns
 	}
+	if opts.Measurements != nil {
+		funcs, ok, err := opts.Measurements.Get(prog, runs)
+		if err != nil || ok {
+			return funcs, err
+		}
+	}
 	var first []corpus.Function
 	walls := map[string][]float64{}
 	intensities := map[string][]float64{}
@@ -247,6 +257,11 @@ func measure(ctx context.Context, prog corpus.Program, opts Options) ([]corpus.F
 		f.Wall, f.Intensity = median(walls[f.Name]), median(intensities[f.Name])
 		f.IOTime, f.SelfIO = median(ios[f.Name]), median(selfs[f.Name])
 		out = append(out, f)
+	}
+	if opts.Measurements != nil {
+		if err := opts.Measurements.Put(prog, runs, out); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

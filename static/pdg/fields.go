@@ -1,0 +1,118 @@
+package pdg
+
+import "github.com/iolens/iolens/static/ir"
+
+// fieldAssign is one store into a member somewhere in the program; value
+// is nil when the stored value cannot be expressed (an update such as
+// "+=", the member's address passed to a call, a READ into it).
+type fieldAssign struct {
+	value ir.Expr
+	in    funcDef
+}
+
+// fieldRounds bounds the rounds of analyseFields: a member set from
+// another member ("hdr.n = s->n") gets its value in a later round.
+const fieldRounds = 3
+
+// analyseFields gives a value to the structure members that hold one
+// number through the whole run, by name and flow-insensitively: every
+// store into a member of that name, in any structure, is a plain "=" of
+// the same known number, computed in the storing function's context
+// (cfg.n = N in main; p->np = NPART in an init function). Sizes kept in
+// structures then bound the loops that read them (for (i = 0; i < p->np;
+// i++)). A member stored with different values, updated, or read into is
+// not known.
+func (b *builder) analyseFields() {
+	assigns := map[string][]fieldAssign{}
+	for _, file := range b.prog.Files {
+		if file == nil {
+			continue
+		}
+		for _, f := range file.Funcs {
+			collectFieldAssigns(funcDef{f, file}, assigns)
+		}
+	}
+	entry, _ := b.findEntry()
+	for range fieldRounds {
+		changed := false
+		for name, as := range assigns {
+			if _, done := b.fields[name]; done {
+				continue
+			}
+			if v, ok := b.fieldValue(as, entry); ok {
+				b.fields[name] = v.with(Propagated)
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+}
+
+// fieldValue returns the number all the stores as put into a member, if
+// they agree.
+func (b *builder) fieldValue(as []fieldAssign, entry funcDef) (Value, bool) {
+	var v Value
+	for i, a := range as {
+		if a.value == nil {
+			return Value{}, false
+		}
+		ctx := callContext{}
+		if a.in.f == entry.f {
+			ctx = b.entryBindings(entry)
+		}
+		x := Eval(a.value, b.funcEnv(a.in, ctx))
+		if x.Kind != Int && x.Kind != Float {
+			return Value{}, false
+		}
+		if i > 0 && !x.equal(v) {
+			return Value{}, false
+		}
+		v = x
+	}
+	return v, len(as) > 0
+}
+
+// collectFieldAssigns adds the stores of d into members to assigns, by
+// member name.
+func collectFieldAssigns(d funcDef, assigns map[string][]fieldAssign) {
+	add := func(name string, x ir.Expr) {
+		if name != "" {
+			assigns[name] = append(assigns[name], fieldAssign{x, d})
+		}
+	}
+	member := func(x ir.Expr) string {
+		if u, ok := x.(ir.Unary); ok && u.Op == "&" {
+			x = u.X
+		}
+		if f, ok := x.(ir.Field); ok {
+			return f.Name
+		}
+		return ""
+	}
+	visitStmts(d.f.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Assign:
+			if s.Op == "=" {
+				add(s.Field, s.Value)
+			} else {
+				add(s.Field, nil)
+			}
+		case *ir.Call:
+			for _, a := range s.Args {
+				if u, ok := a.(ir.Unary); ok && u.Op == "&" {
+					add(member(u), nil)
+				} else if d.file.Lang == ir.Fortran {
+					add(member(a), nil)
+				}
+			}
+		case *ir.FortranIO:
+			if s.Op == "read" {
+				for _, it := range s.Items {
+					add(member(it), nil)
+				}
+			}
+		}
+	})
+}
