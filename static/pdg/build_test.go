@@ -389,7 +389,15 @@ func TestBranchOdds(t *testing.T) {
 		{"buffer full", []ir.Stmt{count, cond(bin("==", ref("len"), num(4096)))}, 1.0 / 4096},
 		{"batch reached, bound first", []ir.Stmt{count, cond(bin("<=", num(1000), ref("len")))}, 1.0 / 1000},
 		{"not counted up", []ir.Stmt{cond(bin("==", ref("len"), num(4096)))}, 0},
-		{"counted by more than one", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(8)}, cond(bin("==", ref("len"), num(4096)))}, 0},
+		{"counted by eight", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(8)}, cond(bin("==", ref("len"), num(4096)))}, 8.0 / 4096},
+		{"counted by a step that jumps over the bound", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(3)}, cond(bin("==", ref("len"), num(4096)))}, 0},
+		{"counted by an unknown step", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: ref("n")}, cond(bin("==", ref("len"), num(4096)))}, 0},
+		{"buffer about to overflow", []ir.Stmt{
+			&ir.Assign{Pos: at(4), Target: "ob", Field: "len", Partial: true, Op: "+=", Value: ref("n")},
+			cond(bin(">", bin("+", ir.Field{X: ref("ob"), Name: "len"}, ref("n")), num(65536)))}, DefaultIncrement / 65536.0},
+		{"another member counted", []ir.Stmt{
+			&ir.Assign{Pos: at(4), Target: "ob", Field: "flushes", Partial: true, Op: "+=", Value: num(1)},
+			cond(bin(">", bin("+", ir.Field{X: ref("ob"), Name: "len"}, ref("n")), num(65536)))}, 0},
 		{"unknown", []ir.Stmt{cond(ref("dirty"))}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -101,6 +101,11 @@ const (
 	// checkpoint every so many steps, happens once in ten iterations of a
 	// loop of DefaultTrip, rather than on every one.
 	DefaultPeriod = 10
+	// DefaultIncrement is the growth assumed for a counter increased by
+	// an unknown amount (len += n, n a formatted record's length) when a
+	// test compares it with a known bound: a buffer of K bytes filled by
+	// such records is flushed once in K/64 of them.
+	DefaultIncrement = 64
 	// DefaultMaxDepth bounds the call depth followed from a root.
 	DefaultMaxDepth = 32
 	// DefaultMaxContexts bounds the calling contexts analysed per function.

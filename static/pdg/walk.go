@@ -489,11 +489,15 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	return counterOdds(cond, w.env, w.d.f.Body)
 }
 
-// counterOdds returns 1/K when cond compares a counter with a known bound
-// K > 1, "x == K" or "x >= K" (either way round), and the function whose
-// body is given counts x up by one ("x++", "++o->len", "x += 1"): a buffer
-// flushed when full, a batch committed every K records, a last iteration.
-// It returns 0 otherwise.
+// counterOdds returns the share of executions in which cond holds when
+// it compares a counter with a known bound K > 1 ("x == K", "x >= K",
+// "x > K", either way round, or "x + n > K" for a buffer about to
+// overflow) and the function whose body is given counts x up ("x++",
+// "++o->len", "x += n", "o->len += n"): a buffer flushed when full, a
+// batch committed every K records, a last iteration. The counter grows
+// by its increment, when known, else by DefaultIncrement, so the test
+// holds once in K/increment; "==" holds only for a known increment that
+// divides K. It returns 0 otherwise.
 func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 	c, ok := cond.(ir.Binary)
 	if !ok {
@@ -501,34 +505,46 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 	}
 	x, k, op := c.L, c.R, c.Op
 	if _, known := Eval(x, env).Int(); known {
-		x, k, op = c.R, c.L, map[string]string{"==": "==", "<=": ">="}[op]
+		x, k, op = c.R, c.L, map[string]string{"==": "==", "<=": ">=", "<": ">"}[op]
 	}
-	if op != "==" && op != ">=" {
+	if op != "==" && op != ">=" && op != ">" {
 		return 0
 	}
 	bound, ok := Eval(k, env).Int()
 	if !ok || bound <= 1 {
 		return 0
 	}
+	if sum, ok := x.(ir.Binary); ok && sum.Op == "+" && op != "==" {
+		x = sum.L // len + n > CAP
+	}
 	if _, known := Eval(x, env).Int(); known {
 		return 0
 	}
-	name := baseName(x)
+	name, field := baseName(x), ""
+	if f, ok := x.(ir.Field); ok {
+		field = f.Name
+	}
 	if name == "" {
 		return 0
 	}
-	counts := false
+	inc := 0.0
 	visitStmts(body, func(st ir.Stmt) {
-		if a, ok := st.(*ir.Assign); ok && a.Target == name && a.Op == "+=" {
-			if v, ok := a.Value.(ir.Int); ok && v.V == 1 {
-				counts = true
-			}
+		a, ok := st.(*ir.Assign)
+		if !ok || a.Op != "+=" || a.Target != name || a.Field != field && field != "" {
+			return
+		}
+		v, known := Eval(a.Value, env).Int()
+		switch {
+		case known && v > 0 && (op != "==" || bound%v == 0):
+			inc = max(inc, float64(v))
+		case !known && op != "==": // an unknown step may jump over K
+			inc = max(inc, DefaultIncrement)
 		}
 	})
-	if !counts {
+	if inc == 0 {
 		return 0
 	}
-	return 1 / float64(bound)
+	return min(inc/float64(bound), 1)
 }
 
 // divisibilityOdds returns the share of executions in which cond holds
