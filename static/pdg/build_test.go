@@ -46,6 +46,24 @@ func TestTripCounts(t *testing.T) {
 				&ir.Assign{Pos: at(4), Target: "step", Op: "+=", Value: num(1)},
 			}},
 		}, nil, 50, TripPropagated},
+		{"while counter stepped on other paths too", []ir.Stmt{
+			decl(2, "len", intT, num(0)),
+			&ir.Loop{Pos: at(3), Kind: ir.While, Cond: bin("<", ref("len"), num(4000)), Body: ir.Block{
+				&ir.If{Pos: at(4), Cond: ref("motif"), Then: ir.Block{
+					&ir.Assign{Pos: at(5), Target: "len", Op: "+=", Value: num(12)},
+					&ir.Jump{Pos: at(6), Kind: "continue"},
+				}},
+				&ir.Assign{Pos: at(7), Target: "seq", Op: "=", Value: ref("b"), Partial: true},
+				&ir.Assign{Pos: at(7), Target: "len", Op: "+=", Value: num(1)},
+			}},
+		}, nil, 4000, TripPropagated},
+		{"while counter also stepped back", []ir.Stmt{
+			decl(2, "len", intT, num(0)),
+			&ir.Loop{Pos: at(3), Kind: ir.While, Cond: bin("<", ref("len"), num(4000)), Body: ir.Block{
+				&ir.If{Pos: at(4), Cond: ref("undo"), Then: ir.Block{&ir.Assign{Pos: at(5), Target: "len", Op: "-=", Value: num(2)}}},
+				&ir.Assign{Pos: at(7), Target: "len", Op: "+=", Value: num(1)},
+			}},
+		}, nil, DefaultWhileTrip, TripDefault},
 		{"while false", []ir.Stmt{&ir.Loop{Pos: at(2), Kind: ir.While, Cond: num(0)}}, nil, 0, TripLiteral},
 		{"write until complete", []ir.Stmt{
 			&ir.Loop{Pos: at(3), Kind: ir.While, Cond: bin(">", ref("left"), num(0)), Body: ir.Block{

@@ -257,7 +257,7 @@ func counted(lo, hi, step Value, inclusive bool) (int64, Origin, bool) {
 
 // induction recognises a condition loop driven by a counter: the
 // condition compares a variable v with a bound, and the body steps v by a
-// constant exactly once (v += c, v -= c, v = v ± c, v++).
+// constant in every iteration (see counterStep).
 func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 	cond, ok := l.Cond.(ir.Binary)
 	if !ok {
@@ -320,45 +320,68 @@ func flip(op string) string {
 	return op
 }
 
-// counterStep returns the constant step of the single assignment to name
-// in body (nested loops and branches excluded: a counter stepped there is
-// not stepped once per iteration).
+// counterStep returns the step by which body advances the counter name
+// in every iteration: the sum of the constant steps of the assignments to
+// it directly in body (v += c, v -= c, v = v ± c, v++). Steps in branches
+// or nested loops (seq[len++] = b in an inner loop, len += K on a rare
+// path) must be constants of the same sign: they only bring the bound
+// nearer, and the trip count is then an upper bound. Any other assignment
+// to name, or no direct step, makes it no counter.
 func (w *walker) counterStep(body ir.Block, name string) (Value, bool) {
-	var step Value
-	found := 0
+	sign, ok := int64(0), true
 	visitStmts(body, func(s ir.Stmt) {
-		a, ok := s.(*ir.Assign)
-		if !ok || a.Target != name {
+		a, isAssign := s.(*ir.Assign)
+		if !isAssign || a.Target != name {
 			return
 		}
-		found++
-		switch a.Op {
-		case "+=", "-=":
-			step = Eval(a.Value, w.env)
-			if a.Op == "-=" {
-				step = unary("-", step)
-			}
-		case "=":
-			if b, ok := a.Value.(ir.Binary); ok && (b.Op == "+" || b.Op == "-") {
-				if r, ok := b.L.(ir.Ref); ok && r.Name == name {
-					step = Eval(b.R, w.env)
-					if b.Op == "-" {
-						step = unary("-", step)
-					}
-				}
-			}
+		st, known := w.stepOf(a, name).Int()
+		if !known || st == 0 || sign != 0 && (st > 0) != (sign > 0) {
+			ok = false
+			return
 		}
+		sign = st
 	})
-	direct := false
+	var step Value
 	for _, s := range body {
-		if a, ok := s.(*ir.Assign); ok && a.Target == name {
-			direct = true
+		if a, isAssign := s.(*ir.Assign); isAssign && a.Target == name {
+			if step.Kind == Unknown {
+				step = w.stepOf(a, name)
+			} else {
+				step = binary("+", step, w.stepOf(a, name))
+			}
 		}
 	}
-	if found != 1 || !direct || step.Kind != Int || step.I == 0 {
+	if !ok || step.Kind != Int || step.I == 0 {
 		return Value{}, false
 	}
 	return step, true
+}
+
+// stepOf returns the constant by which the assignment a steps the
+// variable name, or an unknown value when a does something else.
+func (w *walker) stepOf(a *ir.Assign, name string) Value {
+	if a.Partial {
+		return Value{}
+	}
+	switch a.Op {
+	case "+=", "-=":
+		step := Eval(a.Value, w.env)
+		if a.Op == "-=" {
+			step = unary("-", step)
+		}
+		return step
+	case "=":
+		if b, ok := a.Value.(ir.Binary); ok && (b.Op == "+" || b.Op == "-") {
+			if r, ok := b.L.(ir.Ref); ok && r.Name == name {
+				step := Eval(b.R, w.env)
+				if b.Op == "-" {
+					step = unary("-", step)
+				}
+				return step
+			}
+		}
+	}
+	return Value{}
 }
 
 // assignedIn returns the variables the statements of body may change:
