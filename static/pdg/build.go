@@ -25,8 +25,12 @@ type builder struct {
 	globals    map[string]Value
 	globalVars map[string]*ir.Var
 	// fields holds the structure members that keep one number (see
-	// analyseFields).
-	fields map[string]Value
+	// analyseFields); plainFields, those only ever stored into with "=";
+	// observed, the numbers stored into those so far in the walk (see
+	// walker.observeField).
+	fields      map[string]Value
+	plainFields map[string]bool
+	observed    map[string]Value
 	// instances maps a function and a context key to its node.
 	instances map[*ir.Func]map[string]*Node
 	active    map[*ir.Func]bool // functions being analysed (on the call stack)
@@ -60,15 +64,18 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		return nil, errors.New("pdg: nil program")
 	}
 	b := &builder{
-		prog:      prog,
-		opts:      opts.withDefaults(),
-		funcs:     map[string][]funcDef{},
-		shared:    map[*ir.File]*shared{},
-		fields:    map[string]Value{},
-		instances: map[*ir.Func]map[string]*Node{},
-		active:    map[*ir.Func]bool{},
-		units:     map[string]*Handle{},
-		seeked:    map[*Handle]string{},
+		prog:     prog,
+		opts:     opts.withDefaults(),
+		funcs:    map[string][]funcDef{},
+		shared:   map[*ir.File]*shared{},
+		fields:   map[string]Value{},
+		observed: map[string]Value{},
+
+		plainFields: map[string]bool{},
+		instances:   map[*ir.Func]map[string]*Node{},
+		active:      map[*ir.Func]bool{},
+		units:       map[string]*Handle{},
+		seeked:      map[*Handle]string{},
 
 		hostScopes:  map[*ir.Func]*hostScope{},
 		effectCache: map[*ir.Func]*effects{},

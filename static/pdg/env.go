@@ -72,6 +72,7 @@ type shared struct {
 	globals    map[string]Value   // global variables' values (constants, and handles set at run)
 	globalVars map[string]*ir.Var
 	fields     map[string]Value // members that keep one number (analyseFields)
+	observed   map[string]Value // numbers stored into members so far (observeField)
 	args       []string
 	hasArgs    bool
 	lang       ir.Lang // the language of the file ("" for NewEnv: any)

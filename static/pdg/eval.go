@@ -34,6 +34,9 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 		if v, ok := e.shared.fields[x.Name]; ok {
 			return v
 		}
+		if v := e.shared.observed[x.Name]; v.Kind != Unknown {
+			return v
+		}
 	case ir.Unary:
 		return unary(x.Op, e.eval(x.X, depth))
 	case ir.Binary:

@@ -1,6 +1,10 @@
 package pdg
 
-import "github.com/iolens/iolens/static/ir"
+import (
+	"slices"
+
+	"github.com/iolens/iolens/static/ir"
+)
 
 // fieldAssign is one store into a member somewhere in the program; value
 // is nil when the stored value cannot be expressed (an update such as
@@ -33,6 +37,11 @@ func (b *builder) analyseFields() {
 		}
 	}
 	entry, _ := b.findEntry()
+	for name, as := range assigns {
+		if !slices.ContainsFunc(as, func(a fieldAssign) bool { return a.value == nil }) {
+			b.plainFields[name] = true
+		}
+	}
 	for range fieldRounds {
 		changed := false
 		for name, as := range assigns {
@@ -82,15 +91,6 @@ func collectFieldAssigns(d funcDef, assigns map[string][]fieldAssign) {
 			assigns[name] = append(assigns[name], fieldAssign{x, d})
 		}
 	}
-	member := func(x ir.Expr) string {
-		if u, ok := x.(ir.Unary); ok && u.Op == "&" {
-			x = u.X
-		}
-		if f, ok := x.(ir.Field); ok {
-			return f.Name
-		}
-		return ""
-	}
 	visitStmts(d.f.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Assign:
@@ -101,18 +101,28 @@ func collectFieldAssigns(d funcDef, assigns map[string][]fieldAssign) {
 			}
 		case *ir.Call:
 			for _, a := range s.Args {
-				if u, ok := a.(ir.Unary); ok && u.Op == "&" {
-					add(member(u), nil)
-				} else if d.file.Lang == ir.Fortran {
-					add(member(a), nil)
-				}
+				add(addressedMember(a, d.file.Lang), nil)
 			}
 		case *ir.FortranIO:
 			if s.Op == "read" {
 				for _, it := range s.Items {
-					add(member(it), nil)
+					add(addressedMember(it, ir.Fortran), nil)
 				}
 			}
 		}
 	})
+}
+
+// addressedMember returns the member a call argument lets the callee
+// modify: &x.f in C, x%f in Fortran (arguments pass by reference).
+func addressedMember(a ir.Expr, lang ir.Lang) string {
+	if u, ok := a.(ir.Unary); ok && u.Op == "&" {
+		a = u.X
+	} else if lang != ir.Fortran {
+		return ""
+	}
+	if f, ok := a.(ir.Field); ok {
+		return f.Name
+	}
+	return ""
 }

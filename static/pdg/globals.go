@@ -16,6 +16,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 		globals:    b.globals,
 		globalVars: b.globalVars,
 		fields:     b.fields,
+		observed:   b.observed,
 		args:       b.opts.Args,
 		hasArgs:    b.opts.Args != nil,
 	}

@@ -650,13 +650,19 @@ int main() {
 }
 
 // Sizes kept in structure members bound the loops that read them when
-// every store into the member puts the same number.
+// every store into the member puts the same number, or, in the order of
+// the walk, when the stores so far did (one set from a parameter).
 func TestFieldPropagation(t *testing.T) {
 	src := []source{cSrc(`#include <stdio.h>
 #define NPART 4096
 struct sim { int np, nsteps, every; double dt; };
 struct hdr { int n; };
+struct grid { int side; };
 static void init(struct sim *s) { s->np = NPART; s->dt = 0.5; }
+static void grid_alloc(struct grid *g, int side) { g->side = side; }
+static void sweep(struct grid *g, FILE *f) {
+    for (int i = 0; i < g->side * g->side; i++) fputc('g', f); /* sweep loop */
+}
 static void dump(const struct sim *s, FILE *f) {
     for (int i = 0; i < s->np; i++) fprintf(f, "%d\n", i); /* dump loop */
 }
@@ -674,7 +680,10 @@ int main(int argc, char **argv) {
     struct sim s;
     struct hdr h;
     FILE *f = fopen("out.txt", "w");
+    struct grid g;
     init(&s);
+    grid_alloc(&g, 320);
+    sweep(&g, f);
     s.nsteps = 10;
     if (argc > 2) s.nsteps = 20;
     s.every = 3;
@@ -690,6 +699,7 @@ int main(int argc, char **argv) {
 	runPropagation(t, []propagationCase{
 		{name: "set in another function", srcs: src, path: []string{"dump(&s, f);"}, loop: "dump loop", trip: 4096, source: TripPropagated},
 		{name: "from another member", srcs: src, path: []string{"header(&h, &s, f);"}, loop: "header loop", trip: 4096, source: TripPropagated},
+		{name: "set from a parameter", srcs: src, path: []string{"sweep(&g, f);"}, loop: "sweep loop", trip: 320 * 320, source: TripParameter},
 		{name: "two values", srcs: src, path: []string{"steps(&s, f);"}, loop: "steps loop", trip: DefaultTrip, source: TripDefault},
 		{name: "read into", srcs: src, path: []string{"every(&s, f);"}, loop: "every loop", trip: DefaultTrip, source: TripDefault},
 	})

@@ -125,6 +125,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	}
 	parent.Work += work
 	if s.Partial {
+		w.observeField(s)
 		return
 	}
 	val := s.Value
@@ -269,8 +270,35 @@ func (w *walker) killAddressed(args []ir.Expr) {
 	names := make([]string, 0, len(args))
 	for _, a := range args {
 		names = append(names, addressed(a, w.d.file.Lang))
+		if m := addressedMember(a, w.d.file.Lang); m != "" {
+			w.b.observed[m] = Value{}
+		}
 	}
 	w.killNames(names)
+}
+
+// observeField records the number a store into a member puts there, for
+// the members analyseFields cannot give one value but that are only ever
+// stored into with "=": later reads of the member in the walk (a size set
+// by an init function called with a constant, lat->n = n) see it, until
+// a store of another value or a call that may change it makes it unknown
+// for good. A member also updated somewhere (o->len++) is left unknown:
+// the walk visits a loop's body once, and would read it as the value it
+// had before the loop.
+func (w *walker) observeField(s *ir.Assign) {
+	if s.Field == "" || !w.b.plainFields[s.Field] {
+		return
+	}
+	var v Value
+	if s.Op == "=" {
+		if x := Eval(s.Value, w.env); x.Kind == Int || x.Kind == Float {
+			v = x
+		}
+	}
+	if prev, seen := w.b.observed[s.Field]; seen && !prev.equal(v) {
+		v = Value{}
+	}
+	w.b.observed[s.Field] = v
 }
 
 // killNames forgets the variables a call may modify, but for handles and
