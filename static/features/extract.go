@@ -15,6 +15,10 @@ func Extract(g *pdg.Graph, sys System) []Block {
 		sys:   sys.withDefaults(),
 		funcs: map[*pdg.Node]*funcResult{},
 		edges: map[*pdg.Node][]edge{},
+		waits: map[*pdg.Node]float64{},
+	}
+	if x.balanceRoles(g) {
+		x.funcs, x.edges = map[*pdg.Node]*funcResult{}, map[*pdg.Node][]edge{}
 	}
 	for _, f := range g.Funcs {
 		x.function(f)
@@ -32,6 +36,9 @@ type extractor struct {
 	sys   System
 	funcs map[*pdg.Node]*funcResult
 	edges map[*pdg.Node][]edge // calls of program functions, per calling function
+	// waits is the compute charged to blocking receives for the time
+	// they wait for other ranks, per execution (see balanceRoles).
+	waits map[*pdg.Node]float64
 }
 
 // funcResult is what one invocation of a function node amounts to.
@@ -104,8 +111,8 @@ func (x *extractor) node(n *pdg.Node, fr frame, out *[]Block) acc {
 	case pdg.IONode:
 		return x.io(n, fr, out)
 	}
-	// Unknown calls: their compute cost and allocations.
-	return both(part{p: Params{Work: n.Work, Space: n.Space}})
+	// Unknown calls: their compute cost, waits included, and allocations.
+	return both(part{p: Params{Work: n.Work + x.waits[n], Space: n.Space}})
 }
 
 func (x *extractor) loop(n *pdg.Node, fr frame, out *[]Block) acc {

@@ -31,6 +31,8 @@ type builder struct {
 	fields      map[string]Value
 	plainFields map[string]bool
 	observed    map[string]Value
+	// rankNames are the variables and members MPI_Comm_rank sets.
+	rankNames map[string]bool
 	// instances maps a function and a context key to its node.
 	instances map[*ir.Func]map[string]*Node
 	active    map[*ir.Func]bool // functions being analysed (on the call stack)
@@ -72,6 +74,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		observed: map[string]Value{},
 
 		plainFields: map[string]bool{},
+		rankNames:   map[string]bool{},
 		instances:   map[*ir.Func]map[string]*Node{},
 		active:      map[*ir.Func]bool{},
 		units:       map[string]*Handle{},

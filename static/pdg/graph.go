@@ -204,6 +204,10 @@ type Node struct {
 	// ("it % K == 0", "MOD(it, K) == 0") with K known, the share of its
 	// executions that take the first alternative (1/K); 0 when unknown.
 	Odds float64
+	// RankSplit marks a branch whose condition tests the process's MPI
+	// rank (the variable MPI_Comm_rank set): its alternatives are the
+	// roles of different ranks, which wait for each other's messages.
+	RankSplit bool
 
 	// Calls.
 	Target   *Node  // CallNode: the callee's function node (nil when cut)

@@ -247,6 +247,11 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	parent.Children = append(parent.Children, n)
 	w.killAddressed(c.Args)
 	w.commandArgument(c)
+	if strings.EqualFold(c.Callee, "MPI_Comm_rank") && len(c.Args) >= 2 {
+		if name := memberOrName(c.Args[1]); name != "" {
+			w.b.rankNames[name] = true
+		}
+	}
 	var v Value
 	if !n.Indirect {
 		v = Eval(ir.CallExpr{Callee: c.Callee, Args: c.Args}, w.env)
@@ -275,6 +280,23 @@ func (w *walker) killAddressed(args []ir.Expr) {
 		}
 	}
 	w.killNames(names)
+}
+
+// memberOrName returns the variable a reference names, or the member a
+// member access names, through & and *: "rank" for rank, &rank, d->rank
+// and &d->rank; "" for other expressions.
+func memberOrName(x ir.Expr) string {
+	switch x := x.(type) {
+	case ir.Ref:
+		return x.Name
+	case ir.Field:
+		return x.Name
+	case ir.Unary:
+		if x.Op == "&" || x.Op == "*" {
+			return memberOrName(x.X)
+		}
+	}
+	return ""
 }
 
 // observeField records the number a store into a member puts there, for
@@ -432,6 +454,10 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 		} else {
 			n.Odds = w.branchOdds(cond)
 		}
+		n.RankSplit = ir.Any(cond, func(x ir.Expr) bool {
+			name := memberOrName(x)
+			return name != "" && w.b.rankNames[name]
+		})
 	}
 	base := w.env
 	envs := make([]*Env, len(alts))
