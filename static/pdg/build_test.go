@@ -417,6 +417,17 @@ func TestBranchOdds(t *testing.T) {
 			&ir.Assign{Pos: at(4), Target: "ob", Field: "flushes", Partial: true, Op: "+=", Value: num(1)},
 			cond(bin(">", bin("+", ir.Field{X: ref("ob"), Name: "len"}, ref("n")), num(65536)))}, 0},
 		{"unknown", []ir.Stmt{cond(ref("dirty"))}, 0},
+		{"leaving the loop", []ir.Stmt{loopOver(3, num(0), num(500), &ir.If{Pos: at(5), Cond: ref("mismatch"), Then: ir.Block{
+			call(6, "fprintf", ref("stderr"), str("mismatch\n")),
+			&ir.Jump{Pos: at(7), Kind: "break"},
+		}})}, 1.0 / 500},
+		{"returning from the loop on the else side", []ir.Stmt{loopOver(3, num(0), num(500), &ir.If{Pos: at(5), Cond: ref("ok"),
+			Then: ir.Block{call(6, "fputs", str("ok\n"), ref("f"))},
+			Else: ir.Block{&ir.Return{Pos: at(7)}},
+		})}, 1 - 1.0/500},
+		{"leaving outside a loop", []ir.Stmt{&ir.If{Pos: at(5), Cond: ref("mismatch"), Then: ir.Block{
+			call(6, "fprintf", ref("stderr"), str("mismatch\n")), &ir.Return{Pos: at(7)},
+		}}}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := mustBuild(t, cprog(nil, fn("main", nil, c.body...)), Options{})

@@ -32,7 +32,9 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		w.env.Kill(name)
 	}
 	w.markSeeks(l.Body)
+	w.trips = append(w.trips, n.Trip)
 	w.walk(l.Body, n)
+	w.trips = w.trips[:len(w.trips)-1]
 	for name := range assigned {
 		w.env.Kill(name)
 	}

@@ -16,6 +16,9 @@ type walker struct {
 	d   funcDef
 	fn  *Node
 	env *Env
+	// trips are the trip counts of the loops around the statement being
+	// walked, innermost last.
+	trips []int64
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
@@ -453,6 +456,10 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			n.Taken = 1 - i // the program goes on through the other side
 		} else {
 			n.Odds = w.branchOdds(cond)
+			if i, ok := w.leavesLoop(alts); ok && n.Odds == 0 && len(w.trips) > 0 && w.trips[len(w.trips)-1] > 1 {
+				once := 1 / float64(w.trips[len(w.trips)-1])
+				n.Odds = [2]float64{once, 1 - once}[i]
+			}
 		}
 		n.RankSplit = ir.Any(cond, func(x ir.Expr) bool {
 			name := memberOrName(x)
@@ -494,25 +501,44 @@ func lastLine(blks []ir.Block) int {
 // other does not: the error path of a check, which a run that goes on
 // never takes.
 func (w *walker) errorPath(alts []ir.Block) (int, bool) {
+	return oneSide(alts, func(st ir.Stmt) bool {
+		j, ok := st.(*ir.Jump)
+		if !ok {
+			return false
+		}
+		switch j.Kind {
+		case "stop", "throw":
+			return true
+		case "exit": // Fortran's EXIT leaves a loop
+			return !w.fortran()
+		}
+		return false
+	})
+}
+
+// leavesLoop returns which of the two alternatives of an if leaves the
+// enclosing loop (break, Fortran's EXIT, return) when the other does
+// not: a side taken at most once per run of the loop, such as the report
+// of a mismatch in a verification loop or the end of input.
+func (w *walker) leavesLoop(alts []ir.Block) (int, bool) {
+	return oneSide(alts, func(st ir.Stmt) bool {
+		switch st := st.(type) {
+		case *ir.Return:
+			return true
+		case *ir.Jump:
+			return st.Kind == "break" || st.Kind == "exit" && w.fortran()
+		}
+		return false
+	})
+}
+
+// oneSide returns which of two alternatives has a statement of its own
+// (not in a nested block) satisfying ends, when the other has none.
+func oneSide(alts []ir.Block, ends func(ir.Stmt) bool) (int, bool) {
 	if len(alts) != 2 {
 		return 0, false
 	}
-	ends := func(blk ir.Block) bool {
-		return slices.ContainsFunc(blk, func(st ir.Stmt) bool {
-			j, ok := st.(*ir.Jump)
-			if !ok {
-				return false
-			}
-			switch j.Kind {
-			case "stop", "throw":
-				return true
-			case "exit": // Fortran's EXIT leaves a loop
-				return !w.fortran()
-			}
-			return false
-		})
-	}
-	a, b := ends(alts[0]), ends(alts[1])
+	a, b := slices.ContainsFunc(alts[0], ends), slices.ContainsFunc(alts[1], ends)
 	switch {
 	case a && !b:
 		return 0, true
