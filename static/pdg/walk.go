@@ -101,7 +101,7 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 		return
 	}
 	if v.Init != nil {
-		parent.Work += ops(v.Init, w.fortran()) + 1
+		parent.Work += ops(v.Init, w.fortran()) + 1 + w.indexCost(v.Init)
 		w.env.Set(v.Name, Eval(v.Init, w.env))
 	}
 	if isContainer(v.Type.Name) && v.Type.Pointer == 0 && len(v.Type.Dims) == 0 {
@@ -115,9 +115,15 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	if w.streamStatement(s, parent) {
 		return
 	}
-	work := ops(s.Value, w.fortran()) + 1
+	work := ops(s.Value, w.fortran()) + 1 + w.indexCost(s.Value)
 	if s.Op != "=" {
 		work++
+	}
+	if s.Partial && s.Target != "" {
+		// counts[word]++, agg[type].n = v: a lookup in the container.
+		if c, ok := memberCost(w.typeName(s.Target), "operator[]"); ok {
+			work += c
+		}
 	}
 	if w.fortran() && !s.Partial {
 		if v := w.env.Var(s.Target); v != nil && (len(v.Type.Dims) > 0 || w.env.elems.m[s.Target] > 0) {
@@ -243,6 +249,11 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	}
 	n := &Node{Kind: UnknownNode, Name: name, Pos: c.Pos, Indirect: c.Indirect || c.Callee == "", Taken: -1}
 	n.Work = callCost(c, w.env)
+	if c.Receiver != nil {
+		if cost, ok := memberCost(w.typeName(baseName(c.Receiver)), c.Callee); ok {
+			n.Work = cost
+		}
+	}
 	for _, a := range c.Args {
 		n.Work += ops(a, w.fortran())
 	}

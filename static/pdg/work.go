@@ -185,3 +185,75 @@ func ops(x ir.Expr, intrinsics bool) float64 {
 	}
 	return 0
 }
+
+// Costs, in operations, of the member calls of C++ standard strings and
+// containers that the table of routines does not know by name. Searches
+// in a string scan a short line; a substring allocates and copies. A
+// lookup or insertion in a hash table hashes the key and probes a table
+// that rarely fits in the caches; one in an ordered tree walks about
+// twenty nodes, comparing keys.
+const (
+	stringScanOps  = 60
+	stringCopyOps  = 80
+	hashLookupOps  = 150
+	treeLookupOps  = 300
+	sequenceAddOps = 5
+)
+
+// memberCost returns the operations charged for a call of method on a
+// value of the C++ standard type typeName (a string, a hash table, an
+// ordered tree, a sequence), or false when it has no such cost.
+func memberCost(typeName, method string) (float64, bool) {
+	t := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(typeName), "const "), "std::")
+	switch {
+	case t == "string" || strings.HasPrefix(t, "basic_string"):
+		switch method {
+		case "find", "rfind", "find_first_of", "find_first_not_of", "find_last_of", "find_last_not_of",
+			"erase", "insert", "replace", "compare":
+			return stringScanOps, true
+		case "substr", "append", "operator+=", "push_back", "assign":
+			return stringCopyOps, true
+		}
+	case strings.HasPrefix(t, "unordered_"):
+		if lookupMethod(method) {
+			return hashLookupOps, true
+		}
+	case strings.HasPrefix(t, "map<") || strings.HasPrefix(t, "set<") || strings.HasPrefix(t, "multimap<") || strings.HasPrefix(t, "multiset<"):
+		if lookupMethod(method) {
+			return treeLookupOps, true
+		}
+	case isContainer(t):
+		switch method {
+		case "push_back", "emplace_back", "pop_back", "push_front", "emplace_front", "pop_front":
+			return sequenceAddOps, true
+		}
+	}
+	return 0, false
+}
+
+// lookupMethod reports whether method looks up, inserts or removes a key
+// of an associative container.
+func lookupMethod(method string) bool {
+	switch method {
+	case "find", "count", "contains", "at", "insert", "emplace", "try_emplace", "insert_or_assign", "erase", "operator[]",
+		"lower_bound", "upper_bound", "equal_range":
+		return true
+	}
+	return false
+}
+
+// indexCost returns the operations of the subscripts of associative
+// containers in x (counts[word]): each a lookup (memberCost of
+// operator[]).
+func (w *walker) indexCost(x ir.Expr) float64 {
+	cost := 0.0
+	ir.Any(x, func(y ir.Expr) bool {
+		if idx, ok := y.(ir.Index); ok {
+			if c, ok := memberCost(w.typeName(baseName(idx.X)), "operator[]"); ok {
+				cost += c
+			}
+		}
+		return false
+	})
+	return cost
+}
