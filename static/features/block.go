@@ -51,11 +51,13 @@ const (
 // weighed by how often it is invoked; functions not reachable from the
 // entry are reported as blocks but not counted in their file's totals.
 //
-// Branches: of the alternatives of a branch whose condition is not a
-// compile-time constant, the heaviest in I/O (calls, then bytes, then
-// work) counts for the parent, and its calls count as Conditional (P5).
-// Blocks inside the other alternatives are still listed, with Conditional
-// set and their own parameters, but add nothing to their parents.
+// Branches: the alternatives of a two-way branch whose condition is not
+// a compile-time constant count for the parent weighed by their odds
+// (pdg.Node.Odds), and their calls count as Conditional (P5). Of the
+// alternatives of a branch on the rank or of a switch, the heaviest in
+// I/O (calls, then bytes, then work) counts; blocks inside the others
+// are still listed, with Conditional set and their own parameters, but
+// add nothing to their parents.
 type Block struct {
 	Kind    string // FileBlock, FunctionBlock, LoopBlock, CallBlock
 	Name    string // file path, function name, loop kind, callee

@@ -101,6 +101,10 @@ const (
 	// checkpoint every so many steps, happens once in ten iterations of a
 	// loop of DefaultTrip, rather than on every one.
 	DefaultPeriod = 10
+	// UnknownOdds is the share of executions taking either side of a
+	// two-way branch whose condition the analysis cannot weigh: as likely
+	// one way as the other.
+	UnknownOdds = 0.5
 	// DefaultIncrement is the growth assumed for a counter increased by
 	// an unknown amount (len += n, n a formatted record's length) when a
 	// test compares it with a known bound: a buffer of K bytes filled by
@@ -200,9 +204,13 @@ type Node struct {
 	// Taken is, for a branch whose condition is a compile-time constant,
 	// the index of the alternative that runs; -1 otherwise.
 	Taken int
-	// Odds is, for a branch whose condition is a divisibility test
-	// ("it % K == 0", "MOD(it, K) == 0") with K known, the share of its
-	// executions that take the first alternative (1/K); 0 when unknown.
+	// Odds is, for a two-way branch whose condition is not a constant,
+	// the share of its executions that take the first alternative: 1/K
+	// for a divisibility test ("it % K == 0", "MOD(it, K) == 0"), a
+	// counter reaching a bound, once per loop run for a side that leaves
+	// the loop, UnknownOdds when nothing is known; 0 for a branch on the
+	// rank (RankSplit) and for switches, whose heaviest alternative
+	// counts.
 	Odds float64
 	// RankSplit marks a branch whose condition tests the process's MPI
 	// rank (the variable MPI_Comm_rank set): its alternatives are the

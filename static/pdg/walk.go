@@ -476,6 +476,9 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			name := memberOrName(x)
 			return name != "" && w.b.rankNames[name]
 		})
+		if n.Taken < 0 && n.Odds == 0 && len(alts) == 2 && !n.RankSplit {
+			n.Odds = UnknownOdds
+		}
 	}
 	base := w.env
 	envs := make([]*Env, len(alts))
