@@ -260,6 +260,10 @@ func (b *builder) fileDecl(i int32) {
 		case t.kind(d.value) == kArgumentList:
 			v.Init = b.ctorExpr(d.typ, d.value)
 		default:
+			if l, ok := b.arrayInit(v, d.value); ok {
+				v.Init = l
+				break
+			}
 			v.Init = b.constExpr(d.value)
 		}
 		name := b.prefix + d.name
@@ -337,6 +341,26 @@ func (b *builder) localDecl(i int32, out *ir.Block) {
 	}
 }
 
+// arrayInit lowers the initialiser of the one-dimensional array v when it
+// is a list of scalars ({4096, 20000, N}), and reports false otherwise.
+func (b *builder) arrayInit(v *ir.Var, value int32) (ir.Expr, bool) {
+	t := b.t
+	if len(v.Type.Dims) != 1 || t.kind(value) != kInitializerList {
+		return nil, false
+	}
+	var elems []ir.Expr
+	for c := t.first(value); c != none; c = t.next(c) {
+		switch {
+		case !t.named(c):
+		case t.kind(c) == kInitializerList || t.kind(c) == kInitializerPair:
+			return nil, false
+		default:
+			elems = append(elems, b.expr(c))
+		}
+	}
+	return ir.List{Elems: elems}, len(elems) > 0
+}
+
 // initVar lowers the initialiser value of local variable v.
 func (b *builder) initVar(v *ir.Var, base ir.Type, value int32) {
 	t := b.t
@@ -354,6 +378,10 @@ func (b *builder) initVar(v *ir.Var, base ir.Type, value int32) {
 		if n := t.firstNamed(value); n != none && t.next(n) == none && t.kind(n) != kInitializerList && len(v.Type.Dims) == 0 {
 			v.Init = b.expr(n) // int x{5}
 			b.setResult(n, v.Name)
+			return
+		}
+		if l, ok := b.arrayInit(v, value); ok {
+			v.Init = l
 			return
 		}
 		if t.firstNamed(value) != none {

@@ -336,6 +336,10 @@ type ImpliedDo struct {
 // source.
 type Unknown struct{ Text string }
 
+// List is the brace-enclosed list of scalar elements that initialises an
+// array ({4096, 20000, 65536}).
+type List struct{ Elems []Expr }
+
 func (Int) expr()       {}
 func (Float) expr()     {}
 func (Str) expr()       {}
@@ -350,6 +354,7 @@ func (SizeOf) expr()    {}
 func (Cast) expr()      {}
 func (ImpliedDo) expr() {}
 func (Unknown) expr()   {}
+func (List) expr()      {}
 
 // Any reports whether f holds for x or for any expression inside it (the
 // operands, indices, arguments and items of x, recursively).
@@ -381,6 +386,8 @@ func Any(x Expr, f func(Expr) bool) bool {
 		return Any(x.C, f) || Any(x.T, f) || Any(x.F, f)
 	case CallExpr:
 		return anyOf(x.Args)
+	case List:
+		return anyOf(x.Elems)
 	case SizeOf:
 		return Any(x.X, f)
 	case Cast:

@@ -78,8 +78,11 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 }
 
 // evalIndex evaluates argv[i] (a string of Options.Args, or the program
-// name for argv[0]).
+// name for argv[0]) and elements of constant arrays (tableElement).
 func (e *Env) evalIndex(x ir.Index, depth int) Value {
+	if v, ok := e.tableElement(x, depth); ok {
+		return v
+	}
 	arr := e.eval(x.X, depth)
 	if arr.Kind != Argv || len(x.Idx) != 1 {
 		return Value{}
@@ -94,6 +97,52 @@ func (e *Env) evalIndex(x ir.Index, depth int) Value {
 		return StrValue(e.shared.args[i-1], Argument)
 	}
 	return Value{}
+}
+
+// tableElement evaluates an element of a constant one-dimensional array
+// initialised with numbers (static const size_t sizes[] = {4096, 20000,
+// 65536}): the element when the index is known, else the mean of the
+// elements, the expected value of an index drawn at random, with origin
+// Bound. It reports false for other expressions.
+func (e *Env) tableElement(x ir.Index, depth int) (Value, bool) {
+	r, ok := x.X.(ir.Ref)
+	if !ok || len(x.Idx) != 1 || depth >= maxConstDepth {
+		return Value{}, false
+	}
+	v := e.Var(r.Name)
+	if v == nil || !v.Const || len(v.Type.Dims) != 1 {
+		return Value{}, false
+	}
+	l, ok := v.Init.(ir.List)
+	if !ok {
+		return Value{}, false
+	}
+	if d := v.Type.Dims[0]; d != nil {
+		if n, ok := e.eval(d, depth+1).Int(); !ok || n != int64(len(l.Elems)) {
+			return Value{}, false // partly initialised: the rest are zeros
+		}
+	}
+	if i, ok := e.eval(x.Idx[0], depth+1).Int(); ok {
+		if i < 0 || int(i) >= len(l.Elems) {
+			return Value{}, false
+		}
+		return e.eval(l.Elems[i], depth+1).with(Constant), true
+	}
+	sum, allInt := 0.0, true
+	for _, el := range l.Elems {
+		ev := e.eval(el, depth+1)
+		f, ok := ev.Float()
+		if !ok {
+			return Value{}, false
+		}
+		sum += f
+		allInt = allInt && ev.Kind == Int
+	}
+	mean := sum / float64(len(l.Elems))
+	if allInt {
+		return IntValue(int64(math.Round(mean)), Bound), true
+	}
+	return FloatValue(mean, Bound), true
 }
 
 func truth(v Value) (bool, bool) {

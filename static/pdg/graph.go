@@ -70,8 +70,11 @@ const (
 	// program arguments keep TripArgument through calls.
 	TripParameter TripSource = "parameter"
 	TripArgument  TripSource = "argument" // program arguments (Options.Args)
-	TripBound     TripSource = "bound"    // the known side of a min or max (CHUNK in "n - i < CHUNK ? n - i : CHUNK")
-	TripDefault   TripSource = "default"  // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
+	// TripBound is the known side of a min or max (CHUNK in "n - i <
+	// CHUNK ? n - i : CHUNK"), or the mean of a constant table at an
+	// unknown index (sizes[r % 6]).
+	TripBound   TripSource = "bound"
+	TripDefault TripSource = "default" // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
 	// TripTransfer is a loop that repeats a read or write until the
 	// request is complete: once, as the call moves all it is asked for.
 	TripTransfer TripSource = "transfer"

@@ -704,3 +704,31 @@ int main(int argc, char **argv) {
 		{name: "read into", srcs: src, path: []string{"every(&s, f);"}, loop: "every loop", trip: DefaultTrip, source: TripDefault},
 	})
 }
+
+// An element of a constant table bounds a loop: the element itself at a
+// known index, the mean of the table at an unknown one.
+func TestTableElements(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+static const int widths[4] = {10, 20, 30, 60};
+static int partial[4] = {7};
+static void put(FILE *f, int n) {
+    for (int i = 0; i < n; i++) fputc('x', f); /* put loop */
+}
+int main(int argc, char **argv) {
+    static const long sizes[] = {4096, 20000, 65536, 100000, 262144, 524288};
+    FILE *f = fopen("out.txt", "w");
+    put(f, widths[2]);
+    put(f, widths[argc]);
+    put(f, (int)sizes[argc % 6]);
+    put(f, partial[argc]);
+    fclose(f);
+    return 0;
+}
+`)}
+	runPropagation(t, []propagationCase{
+		{name: "known index", srcs: src, path: []string{"put(f, widths[2]);"}, loop: "put loop", trip: 30, source: TripParameter},
+		{name: "unknown index", srcs: src, path: []string{"put(f, widths[argc]);"}, loop: "put loop", trip: 30, source: TripParameter},
+		{name: "local table", srcs: src, path: []string{"put(f, (int)sizes[argc % 6]);"}, loop: "put loop", trip: 162677, source: TripBound},
+		{name: "not constant", srcs: src, path: []string{"put(f, partial[argc]);"}, loop: "put loop", trip: DefaultTrip, source: TripDefault},
+	})
+}
