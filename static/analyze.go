@@ -200,7 +200,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Result, error)
 			opts.Progress(size+done, 2*size)
 		}
 	}
-	g, err := pdg.Build(prog, pdg.Options{Entry: opts.Entry, Args: opts.Args})
+	g, err := pdg.Build(prog, pdg.Options{Entry: opts.Entry, Args: opts.Args, Procs: max(opts.Procs, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("building the program dependency graph: %w", err)
 	}

@@ -128,6 +128,9 @@ type Options struct {
 	// atoi(argv[1]), strtol...), and Fortran's COMMAND_ARGUMENT_COUNT,
 	// GET_COMMAND_ARGUMENT and GETARG. Nil means unknown.
 	Args []string
+	// Procs is the number of MPI processes the program runs with, which
+	// MPI_Comm_size returns; 0 means unknown.
+	Procs int
 	// DefaultTrip is the trip count of counted loops with unknown bounds;
 	// 0 means the package's DefaultTrip.
 	DefaultTrip int

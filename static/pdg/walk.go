@@ -261,11 +261,7 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	parent.Children = append(parent.Children, n)
 	w.killAddressed(c.Args)
 	w.commandArgument(c)
-	if strings.EqualFold(c.Callee, "MPI_Comm_rank") && len(c.Args) >= 2 {
-		if name := memberOrName(c.Args[1]); name != "" {
-			w.b.rankNames[name] = true
-		}
-	}
+	w.communicator(c)
 	var v Value
 	if !n.Indirect {
 		v = Eval(ir.CallExpr{Callee: c.Callee, Args: c.Args}, w.env)
@@ -294,6 +290,36 @@ func (w *walker) killAddressed(args []ir.Expr) {
 		}
 	}
 	w.killNames(names)
+}
+
+// communicator handles MPI_Comm_rank, whose result names the roles of
+// ranks (Node.RankSplit), and MPI_Comm_size, which returns the processes
+// of the run (Options.Procs) when the communicator is MPI_COMM_WORLD.
+func (w *walker) communicator(c *ir.Call) {
+	if len(c.Args) < 2 {
+		return
+	}
+	switch {
+	case strings.EqualFold(c.Callee, "MPI_Comm_rank"):
+		if name := memberOrName(c.Args[1]); name != "" {
+			w.b.rankNames[name] = true
+		}
+	case strings.EqualFold(c.Callee, "MPI_Comm_size") && w.b.opts.Procs > 0:
+		world, ok := c.Args[0].(ir.Ref)
+		if !ok || !strings.EqualFold(world.Name, "MPI_COMM_WORLD") {
+			return
+		}
+		switch x := c.Args[1].(type) {
+		case ir.Unary:
+			if r, ok := x.X.(ir.Ref); ok && x.Op == "&" {
+				w.env.Set(r.Name, IntValue(int64(w.b.opts.Procs), Argument))
+			}
+		case ir.Ref:
+			if w.fortran() {
+				w.env.Set(x.Name, IntValue(int64(w.b.opts.Procs), Argument))
+			}
+		}
+	}
 }
 
 // memberOrName returns the variable a reference names, or the member a
