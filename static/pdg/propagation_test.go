@@ -732,3 +732,32 @@ int main(int argc, char **argv) {
 		{name: "not constant", srcs: src, path: []string{"put(f, partial[argc]);"}, loop: "put loop", trip: DefaultTrip, source: TripDefault},
 	})
 }
+
+// MPI_Comm_size on MPI_COMM_WORLD returns Options.Procs: the share of
+// each rank bounds its loops.
+func TestCommSize(t *testing.T) {
+	src := []source{cSrc(`#include <mpi.h>
+#include <stdio.h>
+#define NTOTAL 4096
+int main(int argc, char **argv) {
+    int nranks;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    FILE *f = fopen("out.txt", "w");
+    for (int i = 0; i < NTOTAL / nranks; i++) fputc('x', f); /* share loop */
+    fclose(f);
+    MPI_Finalize();
+    return 0;
+}
+`)}
+	for _, c := range []struct {
+		procs  int
+		trip   int64
+		source TripSource
+	}{{4, 1024, TripArgument}, {0, DefaultTrip, TripDefault}} {
+		g := buildSources(t, Options{Procs: c.procs}, src...)
+		if l := loopVia(t, g, src, nil, "share loop"); l.Trip != c.trip || l.TripSource != c.source {
+			t.Errorf("%d processes: trip %d (%s), want %d (%s)", c.procs, l.Trip, l.TripSource, c.trip, c.source)
+		}
+	}
+}
