@@ -35,7 +35,7 @@ type trainFlags struct {
 func newStaticTrainCmd(e *env) *cobra.Command {
 	var f trainFlags
 	cmd := &cobra.Command{
-		Use:   "train [--corpus DIR] [--test DIR] [-o FILE] [--folds K] [--runs N] [--samples]",
+		Use:   "train [--corpus DIR] [--test DIR] [-o FILE] [--folds K] [--runs N] [--measurements FILE] [--samples]",
 		Short: "Fit the CIOC model on a corpus of workload programs measured with the collector",
 		Long: `Train builds and runs every program of the corpus (a directory with a
 corpus.json manifest) under the collector, with -finstrument-functions, to
