@@ -409,7 +409,10 @@ func TestBranchOdds(t *testing.T) {
 		{"not counted up", []ir.Stmt{cond(bin("==", ref("len"), num(4096)))}, UnknownOdds},
 		{"counted by eight", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(8)}, cond(bin("==", ref("len"), num(4096)))}, 8.0 / 4096},
 		{"counted by a step that jumps over the bound", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(3)}, cond(bin("==", ref("len"), num(4096)))}, UnknownOdds},
-		{"counted by an unknown step", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: ref("n")}, cond(bin("==", ref("len"), num(4096)))}, UnknownOdds},
+		{"filled by an unknown step", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: ref("n")}, cond(bin("==", ref("len"), num(4096)))}, DefaultIncrement / 4096.0},
+		{"consumed up to an unknown length", []ir.Stmt{
+			&ir.Assign{Pos: at(4), Target: "ib", Field: "pos", Partial: true, Op: "+=", Value: num(1)},
+			cond(bin("==", ir.Field{X: ref("ib"), Name: "pos"}, ir.Field{X: ref("ib"), Name: "len"}))}, 1.0 / DefaultTrip},
 		{"buffer about to overflow", []ir.Stmt{
 			&ir.Assign{Pos: at(4), Target: "ob", Field: "len", Partial: true, Op: "+=", Value: ref("n")},
 			cond(bin(">", bin("+", ir.Field{X: ref("ob"), Name: "len"}, ref("n")), num(65536)))}, DefaultIncrement / 65536.0},

@@ -610,28 +610,34 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 }
 
 // counterOdds returns the share of executions in which cond holds when
-// it compares a counter with a known bound K > 1 ("x == K", "x >= K",
-// "x > K", either way round, or "x + n > K" for a buffer about to
-// overflow) and the function whose body is given counts x up ("x++",
-// "++o->len", "x += n", "o->len += n"): a buffer flushed when full, a
-// batch committed every K records, a last iteration. The counter grows
-// by its increment, when known, else by DefaultIncrement, so the test
-// holds once in K/increment; "==" holds only for a known increment that
-// divides K. It returns 0 otherwise.
+// it compares a counter with a bound ("x == K", "x >= K", "x > K", either
+// way round, or "x + n > K" for a buffer about to overflow) and the
+// function whose body is given counts x up ("x++", "++o->len", "x += n",
+// "o->len += n"): a buffer flushed when full or refilled when consumed, a
+// batch committed every K records, a last iteration. It returns 0
+// otherwise (see counterReaching).
 func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 	c, ok := cond.(ir.Binary)
 	if !ok {
 		return 0
 	}
-	x, k, op := c.L, c.R, c.Op
-	if _, known := Eval(x, env).Int(); known {
-		x, k, op = c.R, c.L, map[string]string{"==": "==", "<=": ">=", "<": ">"}[op]
+	mirror := map[string]string{"==": "==", "<=": ">=", "<": ">"}
+	if odds := counterReaching(c.L, c.R, c.Op, env, body); odds > 0 {
+		return odds
 	}
+	return counterReaching(c.R, c.L, mirror[c.Op], env, body)
+}
+
+// counterReaching returns the share of executions in which the counter x
+// compares with op to the bound k. A counter grows by its step, when
+// known, else by DefaultIncrement, so that it reaches a known bound K
+// once in K/step; "==" holds only for a known step that divides K or for
+// an unknown one, which a program testing for equality makes land on K
+// (it fills up to the room left). A bound the analysis does not know (a
+// buffer refilled when its position reaches the length last read, pos ==
+// len) is reached once in DefaultTrip.
+func counterReaching(x, k ir.Expr, op string, env *Env, body ir.Block) float64 {
 	if op != "==" && op != ">=" && op != ">" {
-		return 0
-	}
-	bound, ok := Eval(k, env).Int()
-	if !ok || bound <= 1 {
 		return 0
 	}
 	if sum, ok := x.(ir.Binary); ok && sum.Op == "+" && op != "==" {
@@ -647,24 +653,33 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 	if name == "" {
 		return 0
 	}
-	inc := 0.0
+	step, unknownStep := int64(0), false
 	visitStmts(body, func(st ir.Stmt) {
 		a, ok := st.(*ir.Assign)
 		if !ok || a.Op != "+=" || a.Target != name || a.Field != field && field != "" {
 			return
 		}
-		v, known := Eval(a.Value, env).Int()
-		switch {
-		case known && v > 0 && (op != "==" || bound%v == 0):
-			inc = max(inc, float64(v))
-		case !known && op != "==": // an unknown step may jump over K
-			inc = max(inc, DefaultIncrement)
+		if v, known := Eval(a.Value, env).Int(); !known {
+			unknownStep = true
+		} else if v > 0 {
+			step = max(step, v)
 		}
 	})
-	if inc == 0 {
+	if step == 0 && !unknownStep {
 		return 0
 	}
-	return min(inc/float64(bound), 1)
+	bound, known := Eval(k, env).Int()
+	switch {
+	case !known:
+		return 1 / float64(DefaultTrip)
+	case bound <= 1:
+		return 0
+	case op == "==" && step > 0 && bound%step != 0:
+		return 0 // the counter jumps over K
+	case step == 0 || op != "==" && unknownStep:
+		step = max(step, DefaultIncrement)
+	}
+	return min(float64(step)/float64(bound), 1)
 }
 
 // divisibilityOdds returns the share of executions in which cond holds
