@@ -410,6 +410,10 @@ func TestBranchOdds(t *testing.T) {
 		{"counted by eight", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(8)}, cond(bin("==", ref("len"), num(4096)))}, 8.0 / 4096},
 		{"counted by a step that jumps over the bound", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: num(3)}, cond(bin("==", ref("len"), num(4096)))}, UnknownOdds},
 		{"filled by an unknown step", []ir.Stmt{&ir.Assign{Pos: at(4), Target: "len", Op: "+=", Value: ref("n")}, cond(bin("==", ref("len"), num(4096)))}, DefaultIncrement / 4096.0},
+		{"refilled by a read of known size", []ir.Stmt{
+			&ir.Assign{Pos: at(4), Target: "ib", Field: "pos", Partial: true, Op: "+=", Value: num(1)},
+			&ir.If{Pos: at(5), Cond: bin("==", ir.Field{X: ref("ib"), Name: "pos"}, ir.Field{X: ref("ib"), Name: "len"}),
+				Then: ir.Block{call(6, "read", ref("fd"), ref("buf"), num(8192))}}}, 1.0 / 8192},
 		{"consumed up to an unknown length", []ir.Stmt{
 			&ir.Assign{Pos: at(4), Target: "ib", Field: "pos", Partial: true, Op: "+=", Value: num(1)},
 			cond(bin("==", ir.Field{X: ref("ib"), Name: "pos"}, ir.Field{X: ref("ib"), Name: "len"}))}, 1.0 / DefaultTrip},

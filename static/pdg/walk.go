@@ -518,6 +518,13 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 		envs[i] = w.env
 		n.Children = append(n.Children, a)
 	}
+	if n.Odds == unknownBoundOdds && len(n.Children) > 0 {
+		// pos == len, then read(fd, buf, CHUNK): the position runs
+		// through the CHUNK bytes each refill reads.
+		if b := readBytes(n.Children[0]); b > 1 {
+			n.Odds = 1 / float64(b)
+		}
+	}
 	if n.Taken >= 0 {
 		w.env = envs[n.Taken]
 	} else {
@@ -628,6 +635,25 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 	return counterReaching(c.R, c.L, mirror[c.Op], env, body)
 }
 
+// unknownBoundOdds is the share of executions in which a counter reaches
+// a bound the analysis does not know: once in DefaultTrip, unless the
+// branch refills a buffer with a read of known size (readBytes).
+const unknownBoundOdds = 1.0 / DefaultTrip
+
+// readBytes returns the bytes of the first read of known size under n
+// (calls not followed), or 0.
+func readBytes(n *Node) int64 {
+	if n.Kind == IONode && n.IO != nil && n.IO.Sem.Op == iosem.Read && n.IO.BytesKnown {
+		return n.IO.Bytes
+	}
+	for _, c := range n.Children {
+		if b := readBytes(c); b > 0 {
+			return b
+		}
+	}
+	return 0
+}
+
 // counterReaching returns the share of executions in which the counter x
 // compares with op to the bound k. A counter grows by its step, when
 // known, else by DefaultIncrement, so that it reaches a known bound K
@@ -635,7 +661,7 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 // an unknown one, which a program testing for equality makes land on K
 // (it fills up to the room left). A bound the analysis does not know (a
 // buffer refilled when its position reaches the length last read, pos ==
-// len) is reached once in DefaultTrip.
+// len) is reached with unknownBoundOdds.
 func counterReaching(x, k ir.Expr, op string, env *Env, body ir.Block) float64 {
 	if op != "==" && op != ">=" && op != ">" {
 		return 0
@@ -671,7 +697,7 @@ func counterReaching(x, k ir.Expr, op string, env *Env, body ir.Block) float64 {
 	bound, known := Eval(k, env).Int()
 	switch {
 	case !known:
-		return 1 / float64(DefaultTrip)
+		return unknownBoundOdds
 	case bound <= 1:
 		return 0
 	case op == "==" && step > 0 && bound%step != 0:
