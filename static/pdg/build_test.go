@@ -414,6 +414,11 @@ func TestBranchOdds(t *testing.T) {
 			&ir.Assign{Pos: at(4), Target: "ib", Field: "pos", Partial: true, Op: "+=", Value: num(1)},
 			&ir.If{Pos: at(5), Cond: bin("==", ir.Field{X: ref("ib"), Name: "pos"}, ir.Field{X: ref("ib"), Name: "len"}),
 				Then: ir.Block{call(6, "read", ref("fd"), ref("buf"), num(8192))}}}, 1.0 / 8192},
+		{"room left too small", []ir.Stmt{
+			&ir.Assign{Pos: at(4), Target: "b", Field: "len", Partial: true, Op: "+=", Value: ref("n")},
+			cond(bin("<", bin("-", num(65536), ir.Field{X: ref("b"), Name: "len"}), num(128)))}, DefaultIncrement / (65536.0 - 128)},
+		{"batch full or timer", []ir.Stmt{count,
+			cond(bin("||", bin("==", ref("len"), num(512)), bin("==", bin("%", ref("ticks"), num(200)), num(0))))}, 1.0/512 + 1.0/200},
 		{"consumed up to an unknown length", []ir.Stmt{
 			&ir.Assign{Pos: at(4), Target: "ib", Field: "pos", Partial: true, Op: "+=", Value: num(1)},
 			cond(bin("==", ir.Field{X: ref("ib"), Name: "pos"}, ir.Field{X: ref("ib"), Name: "len"}))}, 1.0 / DefaultTrip},

@@ -597,8 +597,9 @@ func oneSide(alts []ir.Block, ends func(ir.Stmt) bool) (int, bool) {
 
 // branchOdds returns the share of executions in which cond holds when the
 // analysis can tell, 0 otherwise: a divisibility test (divisibilityOdds),
-// a counter reaching a bound (counterOdds), or a conjunction with one of
-// them, which holds at most as often.
+// a counter reaching a bound (counterOdds), a conjunction with one of
+// them, which holds at most as often, or a disjunction of two of them,
+// which holds at most as often as both together.
 func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if c, ok := cond.(ir.Binary); ok && c.Op == "&&" {
 		l, r := w.branchOdds(c.L), w.branchOdds(c.R)
@@ -610,6 +611,13 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 		}
 		return r
 	}
+	if c, ok := cond.(ir.Binary); ok && c.Op == "||" {
+		// full || tick % K == 0: either, at most the sum of both.
+		if l, r := w.branchOdds(c.L), w.branchOdds(c.R); l > 0 && r > 0 {
+			return min(l+r, 1)
+		}
+		return 0
+	}
 	if o := divisibilityOdds(cond, w.env); o > 0 {
 		return o
 	}
@@ -618,7 +626,8 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 
 // counterOdds returns the share of executions in which cond holds when
 // it compares a counter with a bound ("x == K", "x >= K", "x > K", either
-// way round, or "x + n > K" for a buffer about to overflow) and the
+// way round, "x + n > K" for a buffer about to overflow, or "K - x < n"
+// for the room left in it) and the
 // function whose body is given counts x up ("x++", "++o->len", "x += n",
 // "o->len += n"): a buffer flushed when full or refilled when consumed, a
 // batch committed every K records, a last iteration. It returns 0
@@ -627,6 +636,10 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 	c, ok := cond.(ir.Binary)
 	if !ok {
 		return 0
+	}
+	if d, ok := c.L.(ir.Binary); ok && d.Op == "-" && (c.Op == "<" || c.Op == "<=") {
+		// CAP - len < LINE, the room left too small: len > CAP - LINE.
+		c = ir.Binary{Op: ">", L: d.R, R: ir.Binary{Op: "-", L: d.L, R: c.R}}
 	}
 	mirror := map[string]string{"==": "==", "<=": ">=", "<": ">"}
 	if odds := counterReaching(c.L, c.R, c.Op, env, body); odds > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iolens/iolens/static"
 	"github.com/iolens/iolens/static/corpus"
 )
 
@@ -75,5 +76,18 @@ func TestMeasurements(t *testing.T) {
 	}
 	if _, err := OpenMeasurements(path); err == nil || !strings.Contains(err.Error(), "format 99") {
 		t.Errorf("unknown format: error %v", err)
+	}
+}
+
+// The Fortran main program, measured as MAIN__, pairs with the block the
+// analysis names after its PROGRAM statement.
+func TestSourceNames(t *testing.T) {
+	meas := []corpus.Function{{Name: "MAIN__", Symbol: "MAIN__"}, {Name: "dump", Symbol: "dump_"}}
+	got := sourceNames(meas, &static.Result{Entry: "solver"})
+	if got[0].Name != "solver" || got[1].Name != "dump" || meas[0].Name != "MAIN__" {
+		t.Errorf("named %q and %q (measured %q)", got[0].Name, got[1].Name, meas[0].Name)
+	}
+	if got := sourceNames(meas, &static.Result{}); got[0].Name != "MAIN__" {
+		t.Errorf("without an entry: %q", got[0].Name)
 	}
 }

@@ -240,6 +240,7 @@ func evaluate(ctx context.Context, man corpus.Manifest, fitted model.Model, opts
 		if err != nil {
 			return nil, err
 		}
+		meas = sourceNames(meas, anShipped)
 		samples := pair(prog.Name, meas, anShipped, minWall)
 		for _, s := range samples {
 			s.Prior = shipped.Predict(s.Params, sys)

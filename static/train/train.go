@@ -171,7 +171,23 @@ func programSamples(ctx context.Context, prog corpus.Program, opts Options, minW
 	if err != nil {
 		return nil, err
 	}
-	return pair(prog.Name, meas, an, minWall), nil
+	return pair(prog.Name, sourceNames(meas, an), an, minWall), nil
+}
+
+// gfortranMain is the symbol gfortran gives a Fortran main program.
+const gfortranMain = "MAIN__"
+
+// sourceNames returns meas with the Fortran main program, measured under
+// its symbol MAIN__, named as the analysis names it: by its PROGRAM
+// statement (the entry of an).
+func sourceNames(meas []corpus.Function, an *static.Result) []corpus.Function {
+	out := slices.Clone(meas)
+	for i := range out {
+		if out[i].Name == gfortranMain && an.Entry != "" {
+			out[i].Name = an.Entry
+		}
+	}
+	return out
 }
 
 // analyze runs the static analysis of prog's sources with model m (nil:
