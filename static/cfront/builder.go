@@ -19,6 +19,11 @@ type builder struct {
 	// tell a method "C::f" from a namespace function "ns::f".
 	classes    map[string]bool
 	namespaces map[string]bool
+	// aggregates are the data members, in order, of the structures and
+	// classes without constructors, by the type names declarations use
+	// ("struct cfg", a typedef name, a C++ class name with and without
+	// its namespaces).
+	aggregates map[string][]string
 
 	// globals and locals are the variables in scope: file-scope ones, and
 	// the parameters and locals of the function being lowered.
@@ -46,6 +51,7 @@ func newBuilder(t *tree, f *ir.File) *builder {
 		cpp:        f.Lang == ir.CPP,
 		classes:    map[string]bool{},
 		namespaces: map[string]bool{},
+		aggregates: map[string][]string{},
 		globals:    map[string]bool{},
 		locals:     map[string]bool{},
 	}

@@ -1,6 +1,7 @@
 package cfront
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/iolens/iolens/static/ir"
@@ -187,6 +188,13 @@ func (b *builder) typeSpecifier(i int32) string {
 	if b.cpp && tag != "" {
 		b.types.define(tag, l)
 	}
+	if !layout.ctor && !layout.union {
+		b.aggregates[name] = layout.names
+		if b.cpp && tag != "" {
+			b.aggregates[tag] = layout.names
+			b.aggregates[b.prefix+tag] = layout.names
+		}
+	}
 	return name
 }
 
@@ -236,6 +244,9 @@ func (b *builder) typedef(i int32) {
 		}
 		size, align := b.memberLayout(d.typ)
 		b.types.define(d.name, sizeAlign{size, align})
+		if names, ok := b.aggregates[base.Name]; ok && d.typ.Pointer == 0 && len(d.typ.Dims) == 0 {
+			b.aggregates[d.name] = names
+		}
 	}
 }
 
@@ -317,6 +328,7 @@ func (b *builder) localDecl(i int32, out *ir.Block) {
 			continue
 		}
 		v := b.newVar(c, d, isConst, isConstexpr)
+		var stores ir.Block
 		if d.value == none {
 			// A C++ condition declaration keeps its value in the
 			// declaration: if (int n = f()).
@@ -333,11 +345,12 @@ func (b *builder) localDecl(i int32, out *ir.Block) {
 				continue
 			}
 		case d.value != none:
-			b.initVar(v, base, d.value)
+			stores = b.initVar(v, base, d.value)
 		}
 		b.locals[d.name] = true
 		b.flush(out)
 		*out = append(*out, &ir.Decl{Pos: v.Pos, Var: v})
+		*out = append(*out, stores...)
 	}
 }
 
@@ -361,8 +374,10 @@ func (b *builder) arrayInit(v *ir.Var, value int32) (ir.Expr, bool) {
 	return ir.List{Elems: elems}, len(elems) > 0
 }
 
-// initVar lowers the initialiser value of local variable v.
-func (b *builder) initVar(v *ir.Var, base ir.Type, value int32) {
+// initVar lowers the initialiser value of local variable v; the
+// initialiser list of a structure comes back as the member stores it
+// stands for, to follow the declaration.
+func (b *builder) initVar(v *ir.Var, base ir.Type, value int32) ir.Block {
 	t := b.t
 	switch t.kind(value) {
 	case kArgumentList:
@@ -371,18 +386,22 @@ func (b *builder) initVar(v *ir.Var, base ir.Type, value int32) {
 			if len(args) == 1 {
 				v.Init = args[0]
 			}
-			return
+			return nil
 		}
 		b.ctorCall(v, base, args)
 	case kInitializerList:
+		if names, ok := b.aggregateOf(v.Type); ok {
+			v.Init = ir.Unknown{Text: t.text(value)}
+			return b.memberStores(v, names, value)
+		}
 		if n := t.firstNamed(value); n != none && t.next(n) == none && t.kind(n) != kInitializerList && len(v.Type.Dims) == 0 {
 			v.Init = b.expr(n) // int x{5}
 			b.setResult(n, v.Name)
-			return
+			return nil
 		}
 		if l, ok := b.arrayInit(v, value); ok {
 			v.Init = l
-			return
+			return nil
 		}
 		if t.firstNamed(value) != none {
 			b.elements(value)
@@ -392,6 +411,69 @@ func (b *builder) initVar(v *ir.Var, base ir.Type, value int32) {
 		v.Init = b.expr(value)
 		b.setResult(value, v.Name)
 	}
+	return nil
+}
+
+// aggregateOf returns the members of typ when it is a structure or class
+// without constructors defined in the file (not a pointer or an array).
+func (b *builder) aggregateOf(typ ir.Type) ([]string, bool) {
+	if typ.Pointer > 0 || len(typ.Dims) > 0 {
+		return nil, false
+	}
+	names, ok := b.aggregates[typ.Name]
+	if !ok {
+		names, ok = b.aggregates[b.prefix+typ.Name]
+	}
+	return names, ok && len(names) > 0
+}
+
+// memberStores lowers the initialiser list of a structure v into the
+// stores into its members it stands for (v.n = e), by position or by
+// designator (.n = e). Literal zeros are left out: like the members the
+// list leaves out, they only reset a member ({0} clears a structure), and
+// a later store gives the member its value. Nested lists (members that
+// are arrays or structures) are evaluated for their calls only.
+func (b *builder) memberStores(v *ir.Var, names []string, list int32) ir.Block {
+	t := b.t
+	var stores ir.Block
+	k := 0
+	for c := t.first(list); c != none; c = t.next(c) {
+		if !t.named(c) {
+			continue
+		}
+		name, value := "", c
+		if t.kind(c) == kInitializerPair {
+			value = t.child(c, fValue)
+			if d := t.firstNamed(c); d != none && d != value && strings.HasPrefix(t.text(d), ".") {
+				name = strings.TrimSpace(strings.TrimPrefix(t.text(d), "."))
+				k = slices.Index(names, name)
+			}
+		} else if k >= 0 && k < len(names) {
+			name = names[k]
+		}
+		if k >= 0 {
+			k++
+		}
+		switch {
+		case value == none:
+		case t.kind(value) == kInitializerList:
+			b.elements(value)
+		case name == "":
+			b.effects(value)
+		default:
+			x := b.expr(value)
+			if n, ok := x.(ir.Int); ok && n.V == 0 {
+				continue
+			}
+			if f, ok := x.(ir.Float); ok && f.V == 0 {
+				continue
+			}
+			b.flush(&stores)
+			stores = append(stores, &ir.Assign{Pos: b.pos(value), Target: v.Name, Op: "=", Value: x, Partial: true, Field: name})
+		}
+	}
+	b.flush(&stores)
+	return stores
 }
 
 // ctorCall hoists the constructor call of local v and makes it v's

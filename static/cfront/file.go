@@ -78,12 +78,18 @@ func (b *builder) classBody(list int32, layout *structLayout) {
 	for c := t.first(list); c != none; c = t.next(c) {
 		switch t.kind(c) {
 		case kFunctionDefinition:
+			if layout != nil && b.definesConstructor(c) {
+				layout.ctor = true
+			}
 			b.function(c)
 		case kTemplateDeclaration:
 			b.classBody(c, nil)
 		case kFieldDeclaration:
 			b.member(c, layout)
-		case kDeclaration: // static data members
+		case kDeclaration: // static data members, constructors
+			if layout != nil && b.definesConstructor(c) {
+				layout.ctor = true
+			}
 			b.fileDecl(c)
 		case kPreprocIf, kPreprocIfdef, kPreprocElse, kPreprocElif, kPreprocElifdef:
 			b.classBody(c, layout)
@@ -91,6 +97,24 @@ func (b *builder) classBody(list int32, layout *structLayout) {
 			b.typeSpecifier(c)
 		}
 	}
+}
+
+// isConstructor tells whether a member function named name is a
+// constructor of the class being lowered.
+func (b *builder) isConstructor(name string) bool {
+	return b.inClass() && name != "" && name == b.scope[len(b.scope)-1].name
+}
+
+// definesConstructor tells whether a member declaration or definition
+// declares a constructor of the class being lowered.
+func (b *builder) definesConstructor(i int32) bool {
+	t := b.t
+	d := t.child(i, fDeclarator)
+	if d == none || t.kind(d) != kFunctionDeclarator {
+		return false
+	}
+	n := t.child(d, fDeclarator)
+	return n != none && b.isConstructor(t.text(n))
 }
 
 // member measures a data member declaration into layout; a member function
@@ -104,6 +128,9 @@ func (b *builder) member(i int32, layout *structLayout) {
 		}
 		d := b.declarator(c, base)
 		if d.fn != none {
+			if layout != nil && b.isConstructor(d.name) {
+				layout.ctor = true
+			}
 			continue
 		}
 		if layout == nil {
@@ -114,6 +141,7 @@ func (b *builder) member(i int32, layout *structLayout) {
 		}
 		size, align := b.memberLayout(d.typ)
 		layout.add(size, align)
+		layout.names = append(layout.names, d.name)
 	}
 }
 

@@ -76,6 +76,10 @@ type structLayout struct {
 	size, align int64
 	unknown     bool
 	union       bool
+	// names are the data members in declaration order; ctor is set
+	// when the class declares a constructor (it is then no aggregate).
+	names []string
+	ctor  bool
 }
 
 func (l *structLayout) add(size, align int64) {

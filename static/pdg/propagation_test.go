@@ -705,6 +705,56 @@ int main(int argc, char **argv) {
 	})
 }
 
+// A structure initialised by position or by designator keeps the numbers
+// of its list in its members; a class with a constructor is no aggregate.
+func TestAggregateInitialisers(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+struct config { int steps; double dt; int every; };
+typedef struct { int nx, ny; } grid_t;
+static void run(const struct config *c, FILE *f) {
+    for (int s = 0; s < c->steps; s++) fputc('s', f); /* run loop */
+}
+static void scan(const grid_t *g, FILE *f) {
+    for (int j = 0; j < g->ny; j++) fputc('g', f); /* scan loop */
+}
+int main(void) {
+    struct config c = {5000, 0.1, 10};
+    grid_t g = {.ny = 30, .nx = 40};
+    FILE *f = fopen("out.txt", "w");
+    run(&c, f);
+    scan(&g, f);
+    fclose(f);
+    return 0;
+}
+`)}
+	cpp := []source{cppSrc(`#include <fstream>
+namespace render {
+struct View { double cx, cy; int nx, ny; };
+struct Box { Box(int a, int b) : w(b), h(a) {} int w, h; };
+void dump(const View &v, std::ofstream &out) {
+    for (int j = 0; j < v.ny; ++j) out << j << '\n'; // view loop
+}
+void dump2(const Box &b, std::ofstream &out) {
+    for (int j = 0; j < b.h; ++j) out << j << '\n'; // box loop
+}
+}
+int main() {
+    render::View view{-0.5, 0.1, 1600, 1200};
+    render::Box box{7, 9};
+    std::ofstream out("x.txt");
+    render::dump(view, out);
+    render::dump2(box, out);
+    return 0;
+}
+`)}
+	runPropagation(t, []propagationCase{
+		{name: "by position", srcs: src, path: []string{"run(&c, f);"}, loop: "run loop", trip: 5000, source: TripPropagated},
+		{name: "by designator", srcs: src, path: []string{"scan(&g, f);"}, loop: "scan loop", trip: 30, source: TripPropagated},
+		{name: "C++ aggregate in a namespace", srcs: cpp, path: []string{"render::dump(view, out);"}, loop: "view loop", trip: 1200, source: TripPropagated},
+		{name: "class with a constructor", srcs: cpp, path: []string{"render::dump2(box, out);"}, loop: "box loop", trip: DefaultTrip, source: TripDefault},
+	})
+}
+
 // An element of a constant table bounds a loop: the element itself at a
 // known index, the mean of the table at an unknown one.
 func TestTableElements(t *testing.T) {
