@@ -24,6 +24,9 @@ type builder struct {
 	// ("struct cfg", a typedef name, a C++ class name with and without
 	// its namespaces).
 	aggregates map[string][]string
+	// members are the data members of the classes defined in the file,
+	// by qualified class name ("render::Writer").
+	members map[string][]*ir.Var
 
 	// globals and locals are the variables in scope: file-scope ones, and
 	// the parameters and locals of the function being lowered.
@@ -52,6 +55,7 @@ func newBuilder(t *tree, f *ir.File) *builder {
 		classes:    map[string]bool{},
 		namespaces: map[string]bool{},
 		aggregates: map[string][]string{},
+		members:    map[string][]*ir.Var{},
 		globals:    map[string]bool{},
 		locals:     map[string]bool{},
 	}

@@ -31,6 +31,17 @@ func TestGridCPP(t *testing.T) {
 		{"main", "", ir.Function, 36, 43},
 	}, sigs)
 
+	// Methods see the data members, declared after them; a member
+	// initialiser constructs its member.
+	members := []*ir.Var{{Pos: at(19), Name: "data_", Type: typ("std::vector<double>", 0)}}
+	for _, name := range []string{"sim::Grid::Grid", "sim::Grid::fill", "sim::Grid::dump"} {
+		checkIR(t, name+" members", members, funcNamed(t, f, name).Members)
+	}
+	checkIR(t, "constructor", ir.Block{
+		&ir.Call{Pos: at(11), Callee: "std::vector<double>", Args: []ir.Expr{ref("n")}, Result: "data_"},
+		&ir.Decl{Pos: at(11), Var: &ir.Var{Pos: at(11), Name: "data_", Type: typ("std::vector<double>", 0), Init: callx("std::vector<double>", ref("n"))}},
+	}, funcNamed(t, f, "sim::Grid::Grid").Body)
+
 	checkIR(t, "fill", ir.Block{
 		&ir.Loop{
 			Pos: at(13), Kind: ir.RangeFor, Var: "x", Cond: ref("data_"), EndLine: 14,

@@ -188,11 +188,11 @@ func (b *builder) typeSpecifier(i int32) string {
 	if b.cpp && tag != "" {
 		b.types.define(tag, l)
 	}
-	if !layout.ctor && !layout.union {
-		b.aggregates[name] = layout.names
+	if names := layout.names(); !layout.ctor && !layout.union {
+		b.aggregates[name] = names
 		if b.cpp && tag != "" {
-			b.aggregates[tag] = layout.names
-			b.aggregates[b.prefix+tag] = layout.names
+			b.aggregates[tag] = names
+			b.aggregates[b.prefix+tag] = names
 		}
 	}
 	return name

@@ -1,6 +1,7 @@
 package cfront
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/iolens/iolens/static/ir"
@@ -71,17 +72,20 @@ func (b *builder) namespace(i int32) {
 	b.pop()
 }
 
-// classBody lowers the members of a class, struct or union body: member
-// functions are kept, data members measured into layout.
+// classBody lowers the members of a class, struct or union body: data
+// members are measured into layout, member functions kept. As in C++, the
+// bodies of member functions see the whole class: they are lowered after
+// the data members, wherever those are declared.
 func (b *builder) classBody(list int32, layout *structLayout) {
 	t := b.t
+	var methods []int32
 	for c := t.first(list); c != none; c = t.next(c) {
 		switch t.kind(c) {
 		case kFunctionDefinition:
 			if layout != nil && b.definesConstructor(c) {
 				layout.ctor = true
 			}
-			b.function(c)
+			methods = append(methods, c)
 		case kTemplateDeclaration:
 			b.classBody(c, nil)
 		case kFieldDeclaration:
@@ -96,6 +100,12 @@ func (b *builder) classBody(list int32, layout *structLayout) {
 		case kStructSpecifier, kUnionSpecifier, kClassSpecifier, kEnumSpecifier:
 			b.typeSpecifier(c)
 		}
+	}
+	if layout != nil && b.inClass() {
+		b.members[strings.TrimSuffix(b.prefix, "::")] = layout.members
+	}
+	for _, c := range methods {
+		b.function(c)
 	}
 }
 
@@ -141,7 +151,7 @@ func (b *builder) member(i int32, layout *structLayout) {
 		}
 		size, align := b.memberLayout(d.typ)
 		layout.add(size, align)
-		layout.names = append(layout.names, d.name)
+		layout.members = append(layout.members, &ir.Var{Pos: b.pos(c), Name: d.name, Type: d.typ})
 	}
 }
 
@@ -190,18 +200,73 @@ func (b *builder) function(i int32) {
 	b.funcName(f, t.child(fd, fDeclarator))
 
 	clear(b.locals)
+	if f.Kind == ir.Method {
+		f.Members = b.members[f.Module]
+		for _, m := range f.Members {
+			b.locals[m.Name] = true
+		}
+	}
 	f.Params = b.params(t.child(fd, fParameters))
 	for _, p := range f.Params {
 		if p.Name != "" {
 			b.locals[p.Name] = true
 		}
 	}
+	b.pending = b.pending[:0]
+	if inits := t.childOfKind(i, kFieldInitializerList); inits != none {
+		b.memberInits(inits, f.Members, &f.Body)
+	}
 	if body := t.child(i, fBody); body != none {
-		b.pending = b.pending[:0]
 		b.stmt(body, &f.Body)
 		f.EndLine = t.endLine(body)
 	}
 	b.file.Funcs = append(b.file.Funcs, f)
+}
+
+// memberInits lowers a constructor's member initialisers, in order, as
+// the declarations (data_(path, mode) constructs a file stream) and
+// assignments (n_(0)) they stand for; the initialisers of base classes
+// and of members not known are evaluated for their calls only.
+func (b *builder) memberInits(list int32, members []*ir.Var, out *ir.Block) {
+	t := b.t
+	for c := t.first(list); c != none; c = t.next(c) {
+		if t.kind(c) != kFieldInitializer {
+			continue
+		}
+		name, args, i := t.firstNamed(c), none, -1
+		if name != none && t.kind(name) == kFieldIdentifier {
+			args = t.next(name)
+			for args != none && !t.named(args) {
+				args = t.next(args)
+			}
+			i = slices.IndexFunc(members, func(m *ir.Var) bool { return m.Name == t.text(name) })
+		}
+		if args == none || i < 0 {
+			b.effects(c)
+			continue
+		}
+		m := members[i]
+		var vals []ir.Expr
+		if t.kind(args) == kInitializerList {
+			for e := t.first(args); e != none; e = t.next(e) {
+				if t.named(e) {
+					vals = append(vals, b.expr(e))
+				}
+			}
+		} else {
+			vals = b.args(args)
+		}
+		v := &ir.Var{Pos: b.pos(c), Name: m.Name, Type: m.Type}
+		switch {
+		case isScalar(m.Type) && len(vals) == 1:
+			b.flush(out)
+			*out = append(*out, &ir.Assign{Pos: v.Pos, Target: v.Name, Op: "=", Value: vals[0]})
+		case !isScalar(m.Type) && len(m.Type.Dims) == 0 && b.ctorCall(v, m.Type, vals):
+			b.flush(out)
+			*out = append(*out, &ir.Decl{Pos: v.Pos, Var: v})
+		}
+	}
+	b.flush(out)
 }
 
 // funcName sets the name, kind and module of f from its declarator name.

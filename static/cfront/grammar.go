@@ -131,6 +131,8 @@ const (
 	kLambdaExpression
 	kInitializerList
 	kInitializerPair
+	kFieldInitializerList
+	kFieldInitializer
 
 	numKinds
 )
@@ -244,6 +246,8 @@ var kindNames = [numKinds]string{
 	kLambdaExpression:             "lambda_expression",
 	kInitializerList:              "initializer_list",
 	kInitializerPair:              "initializer_pair",
+	kFieldInitializerList:         "field_initializer_list",
+	kFieldInitializer:             "field_initializer",
 }
 
 // field is a grammar field name the front-end reads.

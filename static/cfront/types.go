@@ -1,6 +1,10 @@
 package cfront
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/iolens/iolens/static/ir"
+)
 
 // pointerSize is the size of a data pointer on the LP64 targets HPC codes
 // run on.
@@ -76,10 +80,19 @@ type structLayout struct {
 	size, align int64
 	unknown     bool
 	union       bool
-	// names are the data members in declaration order; ctor is set
+	// members are the data members in declaration order; ctor is set
 	// when the class declares a constructor (it is then no aggregate).
-	names []string
-	ctor  bool
+	members []*ir.Var
+	ctor    bool
+}
+
+// names returns the names of the data members, in order.
+func (l *structLayout) names() []string {
+	names := make([]string, len(l.members))
+	for i, m := range l.members {
+		names[i] = m.Name
+	}
+	return names
 }
 
 func (l *structLayout) add(size, align int64) {

@@ -97,6 +97,10 @@ type Func struct {
 	// Module is the Fortran module or C++ class/namespace the procedure
 	// belongs to, if any.
 	Module string
+	// Members are the data members of a C++ method's class, which its
+	// body sees by name (a constructor's member initialisers are
+	// lowered at the start of its Body).
+	Members []*Var
 }
 
 // Var is a declared variable or parameter.

@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
 )
 
@@ -193,6 +194,7 @@ func (b *builder) funcEnv(d funcDef, ctx callContext) *Env {
 	if h := b.hostOf(d.f); h != nil {
 		b.bindHost(env, d, h, ctx.host, ctx.hostShapes)
 	}
+	b.declareMembers(env, d.f.Members)
 	for i, p := range d.f.Params {
 		env.Declare(p)
 		if i < len(ctx.vals) {
@@ -203,4 +205,17 @@ func (b *builder) funcEnv(d funcDef, ctx callContext) *Env {
 		}
 	}
 	return env
+}
+
+// declareMembers declares the data members a C++ method sees. A file
+// stream member is a stream on a file the method does not know: the
+// constructor that opens it is another function.
+func (b *builder) declareMembers(env *Env, members []*ir.Var) {
+	for _, m := range members {
+		env.Declare(m)
+		if mode, ok := iosem.StreamType(m.Type.Name); ok && m.Type.Pointer == 0 && len(m.Type.Dims) == 0 {
+			env.Set(m.Name, Value{Kind: HandleVal, H: &Handle{
+				ID: b.nextID(), Kind: FileHandle, Interface: iosem.Stream, Mode: mode, Pos: m.Pos, Elems: -1}})
+		}
+	}
 }

@@ -264,6 +264,9 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	w.communicator(c)
 	var v Value
 	if !n.Indirect {
+		// A new call: its value is not that of the previous call of the
+		// same routine (a second stream constructed in the function).
+		w.env.calls.set(c.Callee, Value{})
 		v = Eval(ir.CallExpr{Callee: c.Callee, Args: c.Args}, w.env)
 	}
 	w.setResult(c, v)

@@ -1,0 +1,84 @@
+package pdg
+
+import (
+	"strings"
+	"testing"
+)
+
+// A C++ method sees its class's data members: a file stream member
+// constructed by a member initialiser is opened by the constructor, and
+// insertions into it in other methods are I/O.
+func TestMemberStreams(t *testing.T) {
+	src := []source{cppSrc(`#include <fstream>
+#include <string>
+#include <vector>
+class Writer {
+public:
+    Writer(const std::string &data, const std::string &index)
+        : data_(data, std::ios::binary), index_(index), count_(0) {
+        index_ << "# offset bytes\n";
+    }
+    void put(const std::vector<float> &v) {
+        data_.write(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(float));
+        index_ << count_ << ' ' << v.size() << '\n';
+    }
+private:
+    std::ofstream data_;
+    std::ofstream index_;
+    long count_;
+};
+int main() {
+    Writer w("tiles.bin", "tiles.idx");
+    std::vector<float> v(1000);
+    for (int i = 0; i < 500; i++) w.put(v);
+    return 0;
+}
+`)}
+	want := "std::ofstream(tiles.bin) std::ofstream(tiles.idx) operator<<(tiles.idx) write operator<<"
+	if got := ioNodes(t, src); got != want {
+		t.Errorf("I/O nodes %q, want %q", got, want)
+	}
+}
+
+// Two streams constructed in one function open two files.
+func TestTwoLocalStreams(t *testing.T) {
+	src := []source{cppSrc(`#include <fstream>
+int main() {
+    std::ofstream a("one.txt");
+    std::ofstream b("two.txt");
+    b << 1 << '\n';
+    a << "x\n";
+    return 0;
+}
+`)}
+	want := "std::ofstream(one.txt) std::ofstream(two.txt) operator<<(two.txt) operator<<(one.txt)"
+	if got := ioNodes(t, src); got != want {
+		t.Errorf("I/O nodes %q, want %q", got, want)
+	}
+}
+
+// ioNodes returns the I/O nodes reached from the entry of the program,
+// in order, each with its file name when known.
+func ioNodes(t *testing.T, src []source) string {
+	t.Helper()
+	g := buildSources(t, Options{}, src...)
+	var ops []string
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		for _, c := range n.Children {
+			if c.Kind == IONode {
+				op := c.Name
+				if c.IO.File != nil && c.IO.File.Name != "" {
+					op += "(" + c.IO.File.Name + ")"
+				}
+				ops = append(ops, op)
+			}
+			walk(c)
+			if c.Target != nil {
+				walk(c.Target)
+			}
+		}
+	}
+	walk(g.Entry)
+	return strings.Join(ops, " ")
+}
