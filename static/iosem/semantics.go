@@ -160,6 +160,9 @@ const (
 	// SelectDataspace selects Args[EffectArg] elements per dimension of a
 	// dataspace (H5Sselect_hyperslab's count).
 	SelectDataspace
+	// CopyDataspace creates a copy of the dataspace of the dataset
+	// Args[EffectArg] (H5Dget_space).
+	CopyDataspace
 )
 
 // Binary reports whether a data transfer moves unformatted bytes.

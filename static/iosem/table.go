@@ -105,6 +105,8 @@ func families() []family {
 		{"H5Screate_simple", sem(HDF5, Config, effect(MakeDataspace, 1))},
 		{"h5screate_simple_f", sem(HDF5, Config, out(2), effect(MakeDataspace, 1))},
 		{"H5Sselect_hyperslab", sem(HDF5, Config, handle(0), effect(SelectDataspace, 4))},
+		{"H5Dget_space", sem(HDF5, Config, effect(CopyDataspace, 0))},
+		{"h5dget_space_f", sem(HDF5, Config, out(1), effect(CopyDataspace, 0))},
 		{"h5sselect_hyperslab_f", sem(HDF5, Config, handle(0), effect(SelectDataspace, 3))},
 		{"H5Pcreate H5Pclose H5Pset_chunk H5Pset_alignment H5Pset_fapl_core H5Pset_fapl_sec2 H5Pset_meta_block_size " +
 			"H5Pset_sieve_buf_size H5Pset_cache H5Pset_all_coll_metadata_ops H5Pset_coll_metadata_write " +

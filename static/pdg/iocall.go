@@ -213,7 +213,7 @@ func (w *walker) configure(c *ir.Call, s iosem.Semantics, h *Handle) *Handle {
 	created := c.Result != "" || s.File.Out >= 0
 	if h == nil && (created || s.Effect == iosem.SetCollective || s.Effect == iosem.SetMPIDriver) {
 		kind := PlistHandle
-		if s.Effect == iosem.MakeDataspace || s.Effect == iosem.SelectDataspace {
+		if s.Effect == iosem.MakeDataspace || s.Effect == iosem.SelectDataspace || s.Effect == iosem.CopyDataspace {
 			kind = DataspaceHandle
 		}
 		h = w.newHandle(kind, s.Interface, c.Pos)
@@ -240,6 +240,11 @@ func (w *walker) configure(c *ir.Call, s iosem.Semantics, h *Handle) *Handle {
 		h.Elems = w.dimsElems(arg(c, 0), ex)
 	case iosem.SelectDataspace:
 		h.Elems = w.dimsElems(nil, ex)
+	case iosem.CopyDataspace:
+		h.Elems = -1
+		if d := w.handleOf(ex, s.Interface); d != nil {
+			h.Elems = d.Elems
+		}
 	}
 	return h
 }
@@ -256,12 +261,15 @@ func (w *walker) symbolOf(x ir.Expr) string {
 }
 
 // dimsElems returns the number of elements of a dimension array argument
-// when it is known: a scalar passed by address (&n, rank 1), or a Fortran
-// array constructor's scalar. Otherwise -1: the IR does not carry the
-// values of array initialisers.
+// when it is known: a scalar passed by address (&n, rank 1), a Fortran
+// array constructor's scalar, or a local array initialised with a list
+// ({NT, NY, 1}) and never stored into, its first rank elements when the
+// rank is known. Otherwise -1.
 func (w *walker) dimsElems(rank, dims ir.Expr) int64 {
+	r := int64(-1)
 	if rank != nil {
-		if r, ok := Eval(rank, w.env).Int(); !ok || r != 1 {
+		var ok bool
+		if r, ok = Eval(rank, w.env).Int(); !ok || r < 1 {
 			return -1
 		}
 	}
@@ -269,10 +277,55 @@ func (w *walker) dimsElems(rank, dims ir.Expr) int64 {
 	if u, ok := x.(ir.Unary); ok && u.Op == "&" {
 		x = u.X
 	}
+	if n, ok := w.listProduct(x, r); ok {
+		return n
+	}
+	if r > 1 {
+		return -1
+	}
 	if n, ok := Eval(x, w.env).Int(); ok {
 		return n
 	}
 	return -1
+}
+
+// listProduct returns the product of the first n elements (all when n is
+// negative) of the local array x initialised with a list of known numbers,
+// when the function never stores into it.
+func (w *walker) listProduct(x ir.Expr, n int64) (int64, bool) {
+	r, ok := x.(ir.Ref)
+	if !ok {
+		return 0, false
+	}
+	v := w.env.Var(r.Name)
+	if v == nil || len(v.Type.Dims) != 1 || v.Type.Pointer > 0 {
+		return 0, false
+	}
+	l, ok := v.Init.(ir.List)
+	if !ok || n > int64(len(l.Elems)) {
+		return 0, false
+	}
+	if n < 0 {
+		n = int64(len(l.Elems))
+	}
+	stored := false
+	visitStmts(w.d.f.Body, func(s ir.Stmt) {
+		if a, ok := s.(*ir.Assign); ok && a.Target == r.Name {
+			stored = true
+		}
+	})
+	if stored {
+		return 0, false
+	}
+	p := int64(1)
+	for _, e := range l.Elems[:n] {
+		k, ok := Eval(e, w.env).Int()
+		if !ok || k < 0 {
+			return 0, false
+		}
+		p *= k
+	}
+	return p, true
 }
 
 // handleOf returns the handle an argument designates: a variable holding
