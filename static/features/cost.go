@@ -20,15 +20,9 @@ const (
 )
 
 // CPU costs of I/O runtimes, in operations (Params.RuntimeOps and
-// Params.FormatOps).
+// Params.FormatOps): iosem.StreamCallOps and iosem.FortranStatementOps
+// per stream operation and Fortran statement, and the following.
 const (
-	// StreamCallOps is the cost of one C++ stream insertion or
-	// extraction beyond its conversion.
-	StreamCallOps = 40
-	// FortranCallOps is the cost of one Fortran data transfer
-	// statement in the runtime beyond its conversions: unit lookup,
-	// locking, format parsing.
-	FortranCallOps = 600
 	// InterceptOps is the work the collector's wrapper of an intercepted
 	// call does outside the time it measures (finding the stream's or
 	// descriptor's record, updating its counters): compute, as the
@@ -87,13 +81,13 @@ func runtimeCost(io *pdg.IO) Params {
 		}
 	case iosem.Stream:
 		p.Kernel = drained(io, StreamBuffer)
-		p.RuntimeOps = StreamCallOps
+		p.RuntimeOps = iosem.StreamCallOps
 		if formatted {
 			p.FormatItems = items
 			p.FormatOps = iosem.StreamFormatCost(io.Conversions, items, io.Sem.Op == iosem.Read)
 		}
 	case iosem.Fortran:
-		p.RuntimeOps = FortranCallOps
+		p.RuntimeOps = iosem.FortranStatementOps
 		switch {
 		case formatted:
 			p.Kernel = drained(io, FortranFormattedBuffer)

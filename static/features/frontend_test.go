@@ -113,8 +113,8 @@ end program
 	}
 	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
 	p := find(t, blocks, FunctionBlock, "dump").Params
-	if p.Calls != 1000 || p.FormatItems != 2000 || p.RuntimeOps != 1000*FortranCallOps {
-		t.Errorf("dump: calls %v, format items %v, runtime ops %v; want 1000, 2000, %v", p.Calls, p.FormatItems, p.RuntimeOps, 1000*FortranCallOps)
+	if p.Calls != 1000 || p.FormatItems != 2000 || p.RuntimeOps != 1000*iosem.FortranStatementOps {
+		t.Errorf("dump: calls %v, format items %v, runtime ops %v; want 1000, 2000, %v", p.Calls, p.FormatItems, p.RuntimeOps, 1000*iosem.FortranStatementOps)
 	}
 	// The loop's own iterations remain compute, the formatting does not.
 	if p.Work >= 1000*iosem.FormatOpsPerItem {
@@ -143,9 +143,9 @@ int main() {
 	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
 	p := find(t, blocks, FunctionBlock, "dump").Params
 	// One statement of four insertions per line.
-	if p.Calls != 500 || p.FormatItems != 2000 || p.RuntimeOps != 500*StreamCallOps || p.Work >= 2000*iosem.FormatOpsPerItem {
+	if p.Calls != 500 || p.FormatItems != 2000 || p.RuntimeOps != 500*iosem.StreamCallOps || p.Work >= 2000*iosem.FormatOpsPerItem {
 		t.Errorf("dump: calls %v, format items %v, runtime ops %v, work %v; want 500, 2000, %v and work without the formatting",
-			p.Calls, p.FormatItems, p.RuntimeOps, p.Work, 500*StreamCallOps)
+			p.Calls, p.FormatItems, p.RuntimeOps, p.Work, 500*iosem.StreamCallOps)
 	}
 	// Each line converts an int, two characters and a double.
 	if want := 500.0 * (iosem.PrintIntOps + 2*iosem.PrintStrOps + iosem.PrintFloatOps); p.FormatOps != want {

@@ -8,6 +8,16 @@ import "strings"
 // or scanf whose format is computed.
 const FormatOpsPerItem = 800
 
+// Costs, in operations, of the C++ stream and Fortran I/O runtimes beyond
+// the conversions: one stream insertion or extraction, and one Fortran
+// data transfer statement (unit lookup, locking, format parsing). On a
+// string stream or an internal file (a character variable) the same work
+// is compute.
+const (
+	StreamCallOps       = 40
+	FortranStatementOps = 600
+)
+
 // Costs, in operations, of the conversions of a printf or scanf whose
 // format is known (FormatCost). glibc's integer conversions are cheap;
 // floating-point ones cost several times more; the scanf family reads

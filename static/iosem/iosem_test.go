@@ -191,3 +191,15 @@ func TestStreams(t *testing.T) {
 		t.Error("IsFlushManipulator")
 	}
 }
+
+func TestIsStringStream(t *testing.T) {
+	for name, want := range map[string]bool{
+		"std::istringstream": true, "std::ostringstream": true, "const std::stringstream&": true,
+		"std::wistringstream": true, "std::basic_stringstream<char>": true,
+		"std::ifstream": false, "std::string": false, "std::ostream": false,
+	} {
+		if got := IsStringStream(name); got != want {
+			t.Errorf("IsStringStream(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -21,14 +21,31 @@ var streamTypes = sync.OnceValue(func() map[string]Mode {
 // (std::ofstream, std::ifstream, std::fstream, std::ostream&...), and the
 // access it allows.
 func StreamType(typeName string) (Mode, bool) {
+	m, ok := streamTypes()[className(typeName)]
+	return m, ok
+}
+
+// className returns a C++ type name without const, std:: and its template
+// arguments, references and pointers ("const std::ofstream&": ofstream).
+func className(typeName string) string {
 	n := strings.TrimSpace(typeName)
 	n = strings.TrimPrefix(n, "const ")
 	n = strings.TrimPrefix(strings.TrimPrefix(n, "::"), "std::")
 	if i := strings.IndexAny(n, "<&* "); i >= 0 {
 		n = n[:i]
 	}
-	m, ok := streamTypes()[n]
-	return m, ok
+	return n
+}
+
+// IsStringStream reports whether typeName is a C++ string stream type
+// (std::istringstream, std::ostringstream, std::stringstream, their wide
+// and basic_ forms): streams over memory, whose operations are compute.
+func IsStringStream(typeName string) bool {
+	switch strings.TrimPrefix(strings.TrimPrefix(className(typeName), "basic_"), "w") {
+	case "istringstream", "ostringstream", "stringstream", "ispanstream", "ospanstream", "spanstream":
+		return true
+	}
+	return false
 }
 
 // StandardStream tells whether name is one of the standard stream objects

@@ -59,8 +59,9 @@ func (w *walker) internalFile(s *ir.FortranIO) bool {
 
 // internalIO parses the value of the character variable into the items of
 // an internal READ, and forgets the variable an internal WRITE changes.
+// The statement costs what an external one costs the runtime, as compute.
 func (w *walker) internalIO(s *ir.FortranIO, parent *Node) {
-	parent.Work += float64(len(s.Items))
+	parent.Work += iosem.FortranStatementOps + float64(max(len(s.Items), 1))*iosem.FormatOpsPerItem
 	src := Eval(s.Unit, w.env)
 	if s.Op == "write" || src.Kind != Str {
 		if s.Op == "write" {

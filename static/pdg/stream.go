@@ -223,5 +223,28 @@ func (w *walker) streamStatement(s *ir.Assign, parent *Node) bool {
 	}
 	slices.Reverse(items)
 	c := &ir.Call{Pos: s.Pos, Callee: "operator" + s.Op, Receiver: x, Args: items}
-	return w.streamCall(c, parent)
+	if w.streamCall(c, parent) {
+		return true
+	}
+	return w.stringStreamStatement(x, items, s.Op == ">>", parent)
+}
+
+// stringStreamStatement charges the conversions of an insertion into or
+// an extraction from a C++ string stream as compute, and forgets the
+// variables an extraction sets; it reports false when x is not a string
+// stream.
+func (w *walker) stringStreamStatement(x ir.Expr, items []ir.Expr, extract bool, parent *Node) bool {
+	v := w.env.Var(baseName(x))
+	if v == nil || v.Type.Pointer > 0 || !iosem.IsStringStream(v.Type.Name) {
+		return false
+	}
+	n := float64(len(items))
+	parent.Work += n*iosem.StreamCallOps + iosem.StreamFormatCost(w.streamConversions(items), n, extract)
+	for _, it := range items {
+		parent.Work += ops(it, false)
+		if extract {
+			w.env.Kill(baseName(it))
+		}
+	}
+	return true
 }
