@@ -229,6 +229,7 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 	b.depth++
 	w := b.newWalker(d, n, ctx)
 	w.walk(d.f.Body, n)
+	n.Result = w.result
 	b.depth--
 	delete(b.active, d.f)
 	return n

@@ -28,8 +28,12 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 			delete(assigned, name) // a PARAMETER or const passed by reference stays
 		}
 	}
-	for name := range assigned {
-		w.env.Kill(name)
+	if n.TripSource != TripTransfer {
+		// A transfer loop's body runs once, with the values from before
+		// the loop: the whole request (n - done, with done 0).
+		for name := range assigned {
+			w.env.Kill(name)
+		}
 	}
 	w.markSeeks(l.Body)
 	w.trips = append(w.trips, n.Trip)
@@ -37,6 +41,12 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	w.trips = w.trips[:len(w.trips)-1]
 	for name := range assigned {
 		w.env.Kill(name)
+	}
+	if n.TripSource == TripTransfer {
+		// The request is complete: done is n, left is 0.
+		if counter, final, ok := completesTransfer(l); ok {
+			w.env.Set(counter, Eval(final, w.env))
+		}
 	}
 	if l.Var != "" && len(n.Children) == 0 && storesOnly(l.Body, l.Var) {
 		n.Work /= VectorWidth
@@ -110,7 +120,7 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return n, tripSource(o)
 	}
-	if completesTransfer(l) {
+	if _, _, ok := completesTransfer(l); ok {
 		return 1, TripTransfer
 	}
 	if readsInput(l.Cond) || readsInputFirst(l) {
@@ -124,21 +134,21 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 // ...; left -= k; }" or "while (done < n) { k = read(fd, p + done, n -
 // done); ...; done += k; }". A read or write moves all it is asked for but
 // for signals, short reads at the end of a file and pipes: the body runs
-// once.
-func completesTransfer(l *ir.Loop) bool {
+// once. It returns the counter and its value after the loop (0, n).
+func completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
 	c, ok := l.Cond.(ir.Binary)
 	if !ok {
-		return false
+		return "", nil, false
 	}
-	counter, op := "", ""
+	op := ""
 	switch {
 	case (c.Op == ">" || c.Op == "!=") && isLiteralZero(c.R):
-		counter, op = refName(c.L), "-="
+		counter, op, final = refName(c.L), "-=", ir.Int{V: 0}
 	case c.Op == "<":
-		counter, op = refName(c.L), "+="
+		counter, op, final = refName(c.L), "+=", c.R
 	}
 	if counter == "" {
-		return false
+		return "", nil, false
 	}
 	var asks, counts bool
 	visitStmts(l.Body, func(st ir.Stmt) {
@@ -153,7 +163,7 @@ func completesTransfer(l *ir.Loop) bool {
 			}
 		}
 	})
-	return asks && counts
+	return counter, final, asks && counts
 }
 
 // refName returns the variable x names, "" when x is not a variable.

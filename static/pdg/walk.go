@@ -19,6 +19,8 @@ type walker struct {
 	// trips are the trip counts of the loops around the statement being
 	// walked, innermost last.
 	trips []int64
+	// result is the number the function returns (Node.Result).
+	result Value
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
@@ -40,6 +42,15 @@ func (w *walker) fortran() bool { return w.d.file.Lang == ir.Fortran }
 func (w *walker) walk(blk ir.Block, parent *Node) {
 	for _, s := range blk {
 		w.stmt(s, parent)
+	}
+	if parent == w.fn && len(blk) > 0 {
+		if r, ok := blk[len(blk)-1].(*ir.Return); ok && r.Value != nil {
+			// A negative result is an error code (-1), not a number the
+			// caller computes with.
+			if v := Eval(r.Value, w.env); v.Kind == Int && v.I >= 0 || v.Kind == Float && v.F >= 0 {
+				w.result = v
+			}
+		}
 	}
 }
 
@@ -189,7 +200,11 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 	}
 	parent.Children = append(parent.Children, n)
 	w.killEffects(d, w.b.effectsOf(d), c)
-	w.setResult(c, Value{})
+	var v Value
+	if n.Target != nil {
+		v = n.Target.Result
+	}
+	w.setResult(c, v)
 }
 
 // killEffects forgets what a call c of the program function d, with
