@@ -24,6 +24,9 @@ type builder struct {
 	// ("struct cfg", a typedef name, a C++ class name with and without
 	// its namespaces).
 	aggregates map[string][]string
+	// offsets are the offsets of the members of the structures defined
+	// in the file, by the same names as aggregates.
+	offsets map[string]map[string]int64
 	// members are the data members of the classes defined in the file,
 	// by qualified class name ("render::Writer").
 	members map[string][]*ir.Var
@@ -56,6 +59,7 @@ func newBuilder(t *tree, f *ir.File) *builder {
 		namespaces: map[string]bool{},
 		aggregates: map[string][]string{},
 		members:    map[string][]*ir.Var{},
+		offsets:    map[string]map[string]int64{},
 		globals:    map[string]bool{},
 		locals:     map[string]bool{},
 	}

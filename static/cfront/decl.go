@@ -188,6 +188,11 @@ func (b *builder) typeSpecifier(i int32) string {
 	if b.cpp && tag != "" {
 		b.types.define(tag, l)
 	}
+	b.offsets[name] = layout.offsets
+	if b.cpp && tag != "" {
+		b.offsets[tag] = layout.offsets
+		b.offsets[b.prefix+tag] = layout.offsets
+	}
 	if names := layout.names(); !layout.ctor && !layout.union {
 		b.aggregates[name] = names
 		if b.cpp && tag != "" {
@@ -244,8 +249,13 @@ func (b *builder) typedef(i int32) {
 		}
 		size, align := b.memberLayout(d.typ)
 		b.types.define(d.name, sizeAlign{size, align})
-		if names, ok := b.aggregates[base.Name]; ok && d.typ.Pointer == 0 && len(d.typ.Dims) == 0 {
-			b.aggregates[d.name] = names
+		if d.typ.Pointer == 0 && len(d.typ.Dims) == 0 {
+			if names, ok := b.aggregates[base.Name]; ok {
+				b.aggregates[d.name] = names
+			}
+			if offs, ok := b.offsets[base.Name]; ok {
+				b.offsets[d.name] = offs
+			}
 		}
 	}
 }

@@ -81,6 +81,8 @@ func (b *builder) expr(i int32) ir.Expr {
 		return ir.Cast{Type: b.baseType(t.child(i, fType)), X: b.expr(t.child(i, fValue))}
 	case kSizeofExpression:
 		return b.sizeOf(i)
+	case kOffsetofExpression:
+		return b.offsetOf(i)
 	case kCallExpression:
 		return b.call(i)
 	case kAssignmentExpression:
@@ -198,6 +200,24 @@ func (b *builder) sizeOf(i int32) ir.Expr {
 		return ir.SizeOf{Type: b.baseType(ty)}
 	}
 	return ir.SizeOf{X: b.expr(t.child(i, fValue))}
+}
+
+// offsetOf lowers offsetof(T, m) to the offset of member m in the
+// structure T defined in the file, when its layout is known.
+func (b *builder) offsetOf(i int32) ir.Expr {
+	t := b.t
+	ty, m := t.child(i, fType), t.child(i, fMember)
+	if ty != none && m != none {
+		name := b.baseType(ty).Name
+		offs, ok := b.offsets[name]
+		if !ok {
+			offs = b.offsets[b.prefix+name]
+		}
+		if off, ok := offs[t.text(m)]; ok {
+			return ir.Int{V: off}
+		}
+	}
+	return ir.Unknown{Text: t.text(i)}
 }
 
 // args lowers the arguments of a call.

@@ -150,7 +150,12 @@ func (b *builder) member(i int32, layout *structLayout) {
 			continue
 		}
 		size, align := b.memberLayout(d.typ)
-		layout.add(size, align)
+		if off := layout.add(size, align); off >= 0 {
+			if layout.offsets == nil {
+				layout.offsets = map[string]int64{}
+			}
+			layout.offsets[d.name] = off
+		}
 		layout.members = append(layout.members, &ir.Var{Pos: b.pos(c), Name: d.name, Type: d.typ})
 	}
 }

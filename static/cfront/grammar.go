@@ -133,6 +133,7 @@ const (
 	kInitializerPair
 	kFieldInitializerList
 	kFieldInitializer
+	kOffsetofExpression
 
 	numKinds
 )
@@ -248,6 +249,7 @@ var kindNames = [numKinds]string{
 	kInitializerPair:              "initializer_pair",
 	kFieldInitializerList:         "field_initializer_list",
 	kFieldInitializer:             "field_initializer",
+	kOffsetofExpression:           "offsetof_expression",
 }
 
 // field is a grammar field name the front-end reads.
@@ -270,6 +272,7 @@ const (
 	fLabel
 	fLeft
 	fLength
+	fMember
 	fName
 	fOperator
 	fParameters
@@ -298,6 +301,7 @@ var fieldNames = [numFields]string{
 	fLabel:       "label",
 	fLeft:        "left",
 	fLength:      "length",
+	fMember:      "member",
 	fName:        "name",
 	fOperator:    "operator",
 	fParameters:  "parameters",

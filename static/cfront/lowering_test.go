@@ -111,6 +111,10 @@ func TestLowering(t *testing.T) {
 				&ir.Assign{Pos: p, Target: "d", Op: "=", Value: num(30), Partial: true, Field: "ny"},
 				decl("z", ir.Type{Name: "struct cfg", Size: 24}, ir.Unknown{Text: "{0}"}),
 			}},
+		{"offsetof", ir.C,
+			`typedef struct { long seq; int a, b; char tag[6]; double v; } rec_t; struct h { char c[6]; double v; int n; }; void f(void) { x = offsetof(rec_t, v); y = offsetof(struct h, n); z = offsetof(struct h, q); }`,
+			ir.Block{assign("x", "=", num(24)), assign("y", "=", num(16)),
+				assign("z", "=", ir.Unknown{Text: "offsetof(struct h, q)"})}},
 		{"a class with a constructor is no aggregate", ir.CPP,
 			`struct Box { Box(int a, int b); int w, h; }; struct P { int x, y; }; void f() { Box b{7, 9}; P q{3, 4}; }`,
 			ir.Block{

@@ -83,6 +83,7 @@ type structLayout struct {
 	// members are the data members in declaration order; ctor is set
 	// when the class declares a constructor (it is then no aggregate).
 	members []*ir.Var
+	offsets map[string]int64 // of the members whose offset is known
 	ctor    bool
 }
 
@@ -95,18 +96,25 @@ func (l *structLayout) names() []string {
 	return names
 }
 
-func (l *structLayout) add(size, align int64) {
+// add places a member of the given size and alignment and returns its
+// offset, or -1 when the offsets are no longer known.
+func (l *structLayout) add(size, align int64) int64 {
 	if size <= 0 || align <= 0 {
 		l.unknown = true
-		return
+		return -1
 	}
 	l.align = max(l.align, align)
 	if l.union {
 		l.size = max(l.size, size)
-		return
+		return 0
 	}
 	l.size = (l.size + align - 1) / align * align
+	off := l.size
 	l.size += size
+	if l.unknown {
+		return -1
+	}
+	return off
 }
 
 func (l *structLayout) total() int64 {
