@@ -16,7 +16,16 @@ func (w *walker) containerDecl(v *ir.Var) {
 		return
 	}
 	ce, ok := v.Init.(ir.CallExpr)
-	if !ok || len(ce.Args) == 0 || len(ce.Args) > 2 || className(ce.Callee) != className(v.Type.Name) {
+	if v.Init == nil || ok && len(ce.Args) == 0 && className(ce.Callee) == className(v.Type.Name) {
+		// Empty: the walk follows its growth.
+		w.env.setShape(v.Name, shape{dims: []int64{0}, origin: Literal})
+		if w.grown == nil {
+			w.grown = map[string]int{}
+		}
+		w.grown[v.Name] = len(w.trips)
+		return
+	}
+	if !ok || len(ce.Args) > 2 || className(ce.Callee) != className(v.Type.Name) {
 		return
 	}
 	if r, ok := ce.Args[0].(ir.Ref); ok && len(ce.Args) == 1 && isContainer(w.typeName(r.Name)) {
@@ -75,6 +84,8 @@ func (w *walker) containerCall(c *ir.Call, parent *Node) bool {
 		w.env.forgetShape(r.Name)
 	case "clear":
 		w.env.setShape(r.Name, shape{dims: []int64{0}, origin: Literal})
+	case "push_back", "emplace_back", "push_front", "emplace_front":
+		w.grow(r.Name)
 	default:
 		if resizes(c.Callee) {
 			w.env.forgetShape(r.Name)
@@ -118,4 +129,27 @@ func (w *walker) containerAssign(s *ir.Assign) {
 		}
 	}
 	w.env.forgetShape(s.Target)
+}
+
+// grow follows an element added to the local container name: it grows by
+// the iterations of the loops around the call that are inside the
+// container's scope. Its size becomes unknown when one of those loops
+// has a default trip count, or when it is not a container declared empty
+// in this function.
+func (w *walker) grow(name string) {
+	s, known := w.env.shapeOf(name)
+	depth, followed := w.grown[name]
+	if !known || !followed || len(s.dims) != 1 || depth > len(w.trips) {
+		w.env.forgetShape(name)
+		return
+	}
+	n := int64(1)
+	for _, t := range w.trips[depth:] {
+		if t.def {
+			w.env.forgetShape(name)
+			return
+		}
+		n *= t.n
+	}
+	w.env.setShape(name, shape{dims: []int64{s.dims[0] + n}, origin: Propagated})
 }

@@ -82,3 +82,33 @@ func ioNodes(t *testing.T, src []source) string {
 	walk(g.Entry)
 	return strings.Join(ops, " ")
 }
+
+// A vector declared empty grows by the iterations of the loops around its
+// push_back calls; a loop with a default trip count, or a library call
+// the vector is passed to, leaves its size unknown.
+func TestContainerGrowth(t *testing.T) {
+	src := []source{cppSrc(`#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <vector>
+int main(int argc, char **argv) {
+    std::vector<double> v;
+    v.reserve(600);
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 30; j++) v.push_back(i * j);
+    for (double x : v) std::printf("%g\n", x); /* grown loop */
+    std::vector<int> w;
+    while (argc-- > 1) w.push_back(argc);
+    for (int x : w) std::printf("%d\n", x); /* default loop */
+    std::vector<double> u;
+    std::copy(v.begin(), v.end(), std::back_inserter(u));
+    for (double x : u) std::printf("%g\n", x); /* copied loop */
+    return 0;
+}
+`)}
+	runPropagation(t, []propagationCase{
+		{name: "nested loops", srcs: src, loop: "grown loop", trip: 600, source: TripPropagated},
+		{name: "loop of default trips", srcs: src, loop: "default loop", trip: DefaultTrip, source: TripDefault},
+		{name: "filled by a library call", srcs: src, loop: "copied loop", trip: DefaultTrip, source: TripDefault},
+	})
+}

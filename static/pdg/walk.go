@@ -16,9 +16,13 @@ type walker struct {
 	d   funcDef
 	fn  *Node
 	env *Env
-	// trips are the trip counts of the loops around the statement being
-	// walked, innermost last.
-	trips []int64
+	// trips are the loops around the statement being walked, innermost
+	// last.
+	trips []loopTrip
+	// grown are the local containers the walk follows the growth of
+	// (push_back in loops), with the number of loops around their
+	// declarations.
+	grown map[string]int
 	// result is the number the function returns (Node.Result).
 	result Value
 }
@@ -275,6 +279,11 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	n.Space = w.allocation(c)
 	parent.Children = append(parent.Children, n)
 	w.killAddressed(c.Args)
+	for name := range w.grown {
+		if slices.ContainsFunc(c.Args, func(a ir.Expr) bool { return mentions(a, name) }) {
+			w.env.forgetShape(name) // std::back_inserter(v): filled out of sight
+		}
+	}
 	w.commandArgument(c)
 	w.communicator(c)
 	var v Value
@@ -511,8 +520,8 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			n.Taken = 1 - i // the program goes on through the other side
 		} else {
 			n.Odds = w.branchOdds(cond)
-			if i, ok := w.leavesLoop(alts); ok && n.Odds == 0 && len(w.trips) > 0 && w.trips[len(w.trips)-1] > 1 {
-				once := 1 / float64(w.trips[len(w.trips)-1])
+			if i, ok := w.leavesLoop(alts); ok && n.Odds == 0 && len(w.trips) > 0 && w.trips[len(w.trips)-1].n > 1 {
+				once := 1 / float64(w.trips[len(w.trips)-1].n)
 				n.Odds = [2]float64{once, 1 - once}[i]
 			}
 		}
