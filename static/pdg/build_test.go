@@ -438,6 +438,10 @@ func TestBranchOdds(t *testing.T) {
 			Then: ir.Block{call(6, "fputs", str("ok\n"), ref("f"))},
 			Else: ir.Block{&ir.Return{Pos: at(7)}},
 		})}, 1 - 1.0/500},
+		{"the test the loop leaves on, in a disjunction", []ir.Stmt{loopOver(3, num(1), num(1500),
+			cond(bin("||", bin("==", bin("%", ref("i"), num(300)), num(0)), bin("<", ref("dmax"), ref("tol")))),
+			&ir.If{Pos: at(8), Cond: bin("<", ref("dmax"), ref("tol")), Then: ir.Block{&ir.Jump{Pos: at(8), Kind: "break"}}},
+		)}, 1.0/300 + 1.0/1499},
 		{"leaving outside a loop", []ir.Stmt{&ir.If{Pos: at(5), Cond: ref("mismatch"), Then: ir.Block{
 			call(6, "fprintf", ref("stderr"), str("mismatch\n")), &ir.Return{Pos: at(7)},
 		}}}, UnknownOdds},

@@ -36,7 +36,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	w.markSeeks(l.Body)
-	w.trips = append(w.trips, loopTrip{n.Trip, n.TripSource == TripDefault})
+	w.trips = append(w.trips, loopTrip{n.Trip, n.TripSource == TripDefault, l.Body})
 	w.walk(l.Body, n)
 	w.trips = w.trips[:len(w.trips)-1]
 	for name := range assigned {
@@ -57,8 +57,9 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 // loopTrip is the trip count of a loop around the statement being walked,
 // and whether it is a default.
 type loopTrip struct {
-	n   int64
-	def bool
+	n    int64
+	def  bool
+	body ir.Block
 }
 
 // VectorWidth is the factor by which compilers speed up an innermost

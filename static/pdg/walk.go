@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -648,7 +649,34 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := divisibilityOdds(cond, w.env); o > 0 {
 		return o
 	}
+	if o := w.exitOdds(cond); o > 0 {
+		return o
+	}
 	return counterOdds(cond, w.env, w.d.f.Body)
+}
+
+// exitOdds returns the share of executions in which cond holds when the
+// innermost loop leaves on the same test ("if (dmax < tol) exit" after
+// "if (mod(it, K) == 0 .or. dmax < tol)"): once per run of the loop (or
+// all but once when the loop leaves when it fails). It returns 0
+// otherwise.
+func (w *walker) exitOdds(cond ir.Expr) float64 {
+	if len(w.trips) == 0 {
+		return 0
+	}
+	loop := w.trips[len(w.trips)-1]
+	if loop.n <= 1 {
+		return 0
+	}
+	once := 1 / float64(loop.n)
+	for _, st := range loop.body {
+		if s, ok := st.(*ir.If); ok && reflect.DeepEqual(s.Cond, cond) {
+			if i, ok := w.leavesLoop([]ir.Block{s.Then, s.Else}); ok {
+				return [2]float64{once, 1 - once}[i]
+			}
+		}
+	}
+	return 0
 }
 
 // counterOdds returns the share of executions in which cond holds when
