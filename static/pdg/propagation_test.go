@@ -501,22 +501,7 @@ subroutine label(s, k)
   close(10)
 end subroutine label
 `)}
-	g := buildSources(t, Options{}, src...)
-	var ops []string
-	var walk func(n *Node)
-	walk = func(n *Node) {
-		for _, c := range n.Children {
-			if c.Kind == IONode {
-				ops = append(ops, c.Name)
-			}
-			walk(c)
-			if c.Target != nil {
-				walk(c.Target)
-			}
-		}
-	}
-	walk(g.Entry)
-	if got := strings.Join(ops, " "); got != "OPEN WRITE CLOSE" {
+	if got := ioNodes(t, src); got != "OPEN WRITE CLOSE" {
 		t.Errorf("I/O nodes %q, want OPEN WRITE CLOSE", got)
 	}
 }
