@@ -185,19 +185,16 @@ func (b *builder) typeSpecifier(i int32) string {
 		l = sizeAlign{}
 	}
 	b.types.define(name, l)
+	keys := []string{name} // the names declarations may use
 	if b.cpp && tag != "" {
 		b.types.define(tag, l)
+		keys = append(keys, tag, b.prefix+tag)
 	}
-	b.offsets[name] = layout.offsets
-	if b.cpp && tag != "" {
-		b.offsets[tag] = layout.offsets
-		b.offsets[b.prefix+tag] = layout.offsets
-	}
-	if names := layout.names(); !layout.ctor && !layout.union {
-		b.aggregates[name] = names
-		if b.cpp && tag != "" {
-			b.aggregates[tag] = names
-			b.aggregates[b.prefix+tag] = names
+	names := layout.names()
+	for _, k := range keys {
+		b.offsets[k] = layout.offsets
+		if !layout.ctor && !layout.union {
+			b.aggregates[k] = names
 		}
 	}
 	return name

@@ -521,9 +521,8 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			n.Taken = 1 - i // the program goes on through the other side
 		} else {
 			n.Odds = w.branchOdds(cond)
-			if i, ok := w.leavesLoop(alts); ok && n.Odds == 0 && len(w.trips) > 0 && w.trips[len(w.trips)-1].n > 1 {
-				once := 1 / float64(w.trips[len(w.trips)-1].n)
-				n.Odds = [2]float64{once, 1 - once}[i]
+			if i, ok := w.leavesLoop(alts); ok && n.Odds == 0 {
+				n.Odds = w.leaveOdds(i)
 			}
 		}
 		n.RankSplit = ir.Any(cond, func(x ir.Expr) bool {
@@ -664,19 +663,26 @@ func (w *walker) exitOdds(cond ir.Expr) float64 {
 	if len(w.trips) == 0 {
 		return 0
 	}
-	loop := w.trips[len(w.trips)-1]
-	if loop.n <= 1 {
-		return 0
-	}
-	once := 1 / float64(loop.n)
-	for _, st := range loop.body {
+	for _, st := range w.trips[len(w.trips)-1].body {
 		if s, ok := st.(*ir.If); ok && reflect.DeepEqual(s.Cond, cond) {
 			if i, ok := w.leavesLoop([]ir.Block{s.Then, s.Else}); ok {
-				return [2]float64{once, 1 - once}[i]
+				return w.leaveOdds(i)
 			}
 		}
 	}
 	return 0
+}
+
+// leaveOdds returns the share of executions of the innermost loop's body
+// that take side i of a test leaving the loop on that side: once per run
+// of the loop (the other side all the other times). It returns 0 outside
+// a loop of several iterations.
+func (w *walker) leaveOdds(i int) float64 {
+	if len(w.trips) == 0 || w.trips[len(w.trips)-1].n <= 1 {
+		return 0
+	}
+	once := 1 / float64(w.trips[len(w.trips)-1].n)
+	return [2]float64{once, 1 - once}[i]
 }
 
 // counterOdds returns the share of executions in which cond holds when
