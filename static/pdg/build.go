@@ -31,6 +31,9 @@ type builder struct {
 	fields      map[string]Value
 	plainFields map[string]bool
 	observed    map[string]Value
+	// steppedFields are the members counted up somewhere ("o->n += k",
+	// "lg->pending++").
+	steppedFields map[string]bool
 	// rankNames are the variables and members MPI_Comm_rank sets.
 	rankNames map[string]bool
 	// instances maps a function and a context key to its node.
@@ -73,12 +76,13 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		fields:   map[string]Value{},
 		observed: map[string]Value{},
 
-		plainFields: map[string]bool{},
-		rankNames:   map[string]bool{},
-		instances:   map[*ir.Func]map[string]*Node{},
-		active:      map[*ir.Func]bool{},
-		units:       map[string]*Handle{},
-		seeked:      map[*Handle]string{},
+		plainFields:   map[string]bool{},
+		steppedFields: map[string]bool{},
+		rankNames:     map[string]bool{},
+		instances:     map[*ir.Func]map[string]*Node{},
+		active:        map[*ir.Func]bool{},
+		units:         map[string]*Handle{},
+		seeked:        map[*Handle]string{},
 
 		hostScopes:  map[*ir.Func]*hostScope{},
 		effectCache: map[*ir.Func]*effects{},

@@ -12,6 +12,7 @@ import (
 type fieldAssign struct {
 	value ir.Expr
 	in    funcDef
+	step  bool // a "+=" store
 }
 
 // fieldRounds bounds the rounds of analyseFields: a member set from
@@ -40,6 +41,9 @@ func (b *builder) analyseFields() {
 	for name, as := range assigns {
 		if !slices.ContainsFunc(as, func(a fieldAssign) bool { return a.value == nil }) {
 			b.plainFields[name] = true
+		}
+		if slices.ContainsFunc(as, func(a fieldAssign) bool { return a.step }) {
+			b.steppedFields[name] = true
 		}
 	}
 	for range fieldRounds {
@@ -88,15 +92,18 @@ func (b *builder) fieldValue(as []fieldAssign, entry funcDef) (Value, bool) {
 func collectFieldAssigns(d funcDef, assigns map[string][]fieldAssign) {
 	add := func(name string, x ir.Expr) {
 		if name != "" {
-			assigns[name] = append(assigns[name], fieldAssign{x, d})
+			assigns[name] = append(assigns[name], fieldAssign{value: x, in: d})
 		}
 	}
 	visitStmts(d.f.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Assign:
-			if s.Op == "=" {
+			switch {
+			case s.Op == "=":
 				add(s.Field, s.Value)
-			} else {
+			case s.Op == "+=" && s.Field != "":
+				assigns[s.Field] = append(assigns[s.Field], fieldAssign{in: d, step: true})
+			default:
 				add(s.Field, nil)
 			}
 		case *ir.Call:

@@ -56,3 +56,41 @@ end program parse
 		}
 	}
 }
+
+// A member counted up in one function and tested in another reaches its
+// bound by steps the test does not see: DefaultIncrement at a time.
+func TestCounterSteppedElsewhere(t *testing.T) {
+	src := []source{cSrc(`#include <unistd.h>
+struct log { int fd; long since; };
+static void flush(struct log *lg) {
+    if (lg->since >= 2048) { /* sync test */
+        fsync(lg->fd);
+        lg->since = 0;
+    }
+}
+static void append(struct log *lg) {
+    lg->since++;
+    flush(lg);
+}
+int main(void) {
+    struct log lg = {1, 0};
+    for (int i = 0; i < 100000; i++) append(&lg);
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	var flush *Node
+	for _, f := range g.Funcs {
+		if f.Name == "flush" {
+			flush = f
+		}
+	}
+	if flush == nil {
+		t.Fatal("no flush")
+	}
+	file, line := lineOf(t, "sync test", src)
+	b := nodeAt(flush, BranchNode, file, line)
+	if want := float64(DefaultIncrement) / 2048; b == nil || b.Odds != want {
+		t.Errorf("branch %+v, want odds %g", b, want)
+	}
+}

@@ -651,7 +651,7 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := w.exitOdds(cond); o > 0 {
 		return o
 	}
-	return counterOdds(cond, w.env, w.d.f.Body)
+	return counterOdds(cond, w.env, w.d.f.Body, w.b.steppedFields)
 }
 
 // exitOdds returns the share of executions in which cond holds when the
@@ -690,10 +690,11 @@ func (w *walker) leaveOdds(i int) float64 {
 // way round, "x + n > K" for a buffer about to overflow, or "K - x < n"
 // for the room left in it) and the
 // function whose body is given counts x up ("x++", "++o->len", "x += n",
-// "o->len += n"): a buffer flushed when full or refilled when consumed, a
-// batch committed every K records, a last iteration. It returns 0
+// "o->len += n"), or x is a member of the stepped ones, counted up in
+// other functions: a buffer flushed when full or refilled when consumed,
+// a batch committed every K records, a last iteration. It returns 0
 // otherwise (see counterReaching).
-func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
+func counterOdds(cond ir.Expr, env *Env, body ir.Block, stepped map[string]bool) float64 {
 	c, ok := cond.(ir.Binary)
 	if !ok {
 		return 0
@@ -703,10 +704,10 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block) float64 {
 		c = ir.Binary{Op: ">", L: d.R, R: ir.Binary{Op: "-", L: d.L, R: c.R}}
 	}
 	mirror := map[string]string{"==": "==", "<=": ">=", "<": ">"}
-	if odds := counterReaching(c.L, c.R, c.Op, env, body); odds > 0 {
+	if odds := counterReaching(c.L, c.R, c.Op, env, body, stepped); odds > 0 {
 		return odds
 	}
-	return counterReaching(c.R, c.L, mirror[c.Op], env, body)
+	return counterReaching(c.R, c.L, mirror[c.Op], env, body, stepped)
 }
 
 // unknownBoundOdds is the share of executions in which a counter reaches
@@ -736,7 +737,7 @@ func readBytes(n *Node) int64 {
 // (it fills up to the room left). A bound the analysis does not know (a
 // buffer refilled when its position reaches the length last read, pos ==
 // len) is reached with unknownBoundOdds.
-func counterReaching(x, k ir.Expr, op string, env *Env, body ir.Block) float64 {
+func counterReaching(x, k ir.Expr, op string, env *Env, body ir.Block, stepped map[string]bool) float64 {
 	if op != "==" && op != ">=" && op != ">" {
 		return 0
 	}
@@ -766,7 +767,12 @@ func counterReaching(x, k ir.Expr, op string, env *Env, body ir.Block) float64 {
 		}
 	})
 	if step == 0 && !unknownStep {
-		return 0
+		if field == "" || !stepped[field] {
+			return 0
+		}
+		// Counted up in other functions: by steps the test does not
+		// see, several between two of its executions.
+		unknownStep = true
 	}
 	bound, known := Eval(k, env).Int()
 	switch {
