@@ -24,6 +24,8 @@ type builder struct {
 	// ("struct cfg", a typedef name, a C++ class name with and without
 	// its namespaces).
 	aggregates map[string][]string
+	// aliases are the namespace aliases of the file, by alias.
+	aliases map[string]string
 	// offsets are the offsets of the members of the structures defined
 	// in the file, by the same names as aggregates.
 	offsets map[string]map[string]int64
@@ -60,6 +62,7 @@ func newBuilder(t *tree, f *ir.File) *builder {
 		aggregates: map[string][]string{},
 		members:    map[string][]*ir.Var{},
 		offsets:    map[string]map[string]int64{},
+		aliases:    map[string]string{},
 		globals:    map[string]bool{},
 		locals:     map[string]bool{},
 	}

@@ -145,6 +145,11 @@ func (b *builder) qualifiedName(i int32) string {
 	if strings.ContainsAny(s, " \t\r\n") {
 		s = strings.Join(strings.Fields(s), "")
 	}
+	if ns, rest, ok := strings.Cut(s, "::"); ok {
+		if target, ok := b.aliases[ns]; ok {
+			s = target + "::" + rest
+		}
+	}
 	return s
 }
 

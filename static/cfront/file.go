@@ -29,6 +29,8 @@ func (b *builder) topItem(i int32) {
 		b.typeSpecifier(i)
 	case kNamespaceDefinition:
 		b.namespace(i)
+	case kNamespaceAliasDefinition:
+		b.namespaceAlias(i)
 	case kLinkageSpecification:
 		if body := t.child(i, fBody); body != none {
 			if t.kind(body) == kDeclarationList {
@@ -70,6 +72,25 @@ func (b *builder) namespace(i int32) {
 		b.translationUnit(body)
 	}
 	b.pop()
+}
+
+// namespaceAlias records "namespace fs = std::filesystem;": qualified
+// names spelt with the alias are lowered with the namespace it stands for.
+func (b *builder) namespaceAlias(i int32) {
+	t := b.t
+	name := t.child(i, fName)
+	if name == none {
+		return
+	}
+	var target int32 = none
+	for c := t.first(i); c != none; c = t.next(c) {
+		if t.named(c) && c != name {
+			target = c
+		}
+	}
+	if target != none {
+		b.aliases[t.text(name)] = strings.TrimPrefix(strings.Join(strings.Fields(t.text(target)), ""), "::")
+	}
 }
 
 // classBody lowers the members of a class, struct or union body: data

@@ -134,6 +134,7 @@ const (
 	kFieldInitializerList
 	kFieldInitializer
 	kOffsetofExpression
+	kNamespaceAliasDefinition
 
 	numKinds
 )
@@ -250,6 +251,7 @@ var kindNames = [numKinds]string{
 	kFieldInitializerList:         "field_initializer_list",
 	kFieldInitializer:             "field_initializer",
 	kOffsetofExpression:           "offsetof_expression",
+	kNamespaceAliasDefinition:     "namespace_alias_definition",
 }
 
 // field is a grammar field name the front-end reads.

@@ -115,6 +115,9 @@ func TestLowering(t *testing.T) {
 			`typedef struct { long seq; int a, b; char tag[6]; double v; } rec_t; struct h { char c[6]; double v; int n; }; void f(void) { x = offsetof(rec_t, v); y = offsetof(struct h, n); z = offsetof(struct h, q); }`,
 			ir.Block{assign("x", "=", num(24)), assign("y", "=", num(16)),
 				assign("z", "=", ir.Unknown{Text: "offsetof(struct h, q)"})}},
+		{"namespace aliases", ir.CPP,
+			`namespace fs = std::filesystem; void f() { namespace io = ::std::filesystem; fs::create_directories(p); io::remove(q); }`,
+			ir.Block{call("std::filesystem::create_directories", ref("p")), call("std::filesystem::remove", ref("q"))}},
 		{"a class with a constructor is no aggregate", ir.CPP,
 			`struct Box { Box(int a, int b); int w, h; }; struct P { int x, y; }; void f() { Box b{7, 9}; P q{3, 4}; }`,
 			ir.Block{

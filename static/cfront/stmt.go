@@ -14,6 +14,8 @@ func (b *builder) stmt(i int32, out *ir.Block) {
 		for c := t.first(i); c != none; c = t.next(c) {
 			b.stmt(c, out)
 		}
+	case kNamespaceAliasDefinition:
+		b.namespaceAlias(i)
 	case kExpressionStatement:
 		if e := t.firstNamed(i); e != none {
 			b.effects(e)

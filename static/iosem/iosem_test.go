@@ -203,3 +203,14 @@ func TestIsStringStream(t *testing.T) {
 		}
 	}
 }
+
+func TestFilesystemOperations(t *testing.T) {
+	for _, name := range []string{"std::filesystem::create_directories", "std::filesystem::remove_all", "std::filesystem::file_size"} {
+		if s, ok := Lookup(name); !ok || s.Op != Stat || s.Interface != POSIX || s.File.Kind != NameArg {
+			t.Errorf("%s: %+v, %v; want a POSIX metadata call on the name in argument 0", name, s, ok)
+		}
+	}
+	if _, ok := Lookup("std::filesystem::path"); ok {
+		t.Error("std::filesystem::path is no I/O")
+	}
+}

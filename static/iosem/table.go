@@ -33,6 +33,12 @@ func families() []family {
 		{"sync syncfs", sem(POSIX, Sync)},
 		{"msync", sem(POSIX, Sync)},
 		{"stat stat64 lstat lstat64 access unlink truncate mkdir rmdir rename", sem(POSIX, Stat, name(0))},
+		// C++17 std::filesystem: the system calls under them (mkdir,
+		// stat, unlink, rename, truncate) are what the collector times.
+		{"filesystem::create_directory filesystem::create_directories filesystem::remove filesystem::remove_all " +
+			"filesystem::rename filesystem::resize_file filesystem::file_size filesystem::exists " +
+			"filesystem::is_regular_file filesystem::is_directory filesystem::status filesystem::symlink_status " +
+			"filesystem::last_write_time filesystem::copy_file filesystem::equivalent", sem(POSIX, Stat, name(0))},
 		{"fstat fstat64 ftruncate fallocate posix_fallocate", sem(POSIX, Stat, handle(0))},
 		{"mmap mmap64", sem(POSIX, Read, handle(4), bytes(1, -1, -1), offset(5))},
 		{"posix_fadvise posix_fadvise64", sem(POSIX, Config, handle(0))},
