@@ -152,3 +152,48 @@ int main() {
 		t.Errorf("dump: format ops %v, want %v", p.FormatOps, want)
 	}
 }
+
+// TestCompressionIsIO: a dataset created with a deflate filter compresses
+// inside H5Dwrite, which the collector times as I/O; a dataset without
+// one does not.
+func TestCompressionIsIO(t *testing.T) {
+	src := []byte(`#include <hdf5.h>
+#define N 4096
+static double buf[N];
+void store(hid_t file, int deflate) {
+  hsize_t dims[1] = {N}, chunk[1] = {1024};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, chunk);
+  H5Pset_deflate(dcpl, 4);
+  hid_t d = H5Dcreate2(file, "z", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  H5Dclose(d);
+}
+void plain(hid_t file) {
+  hsize_t dims[1] = {N};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t d = H5Dcreate2(file, "p", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  H5Dclose(d);
+}
+int main(void) {
+  hid_t file = H5Fcreate("out.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  store(file, 1);
+  plain(file);
+  H5Fclose(file);
+  return 0;
+}
+`)
+	f, err := cfront.Parse("p.c", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	if p := find(t, blocks, FunctionBlock, "store").Params; p.Bytes != 4096*8 || p.RuntimeOps != 4096*8*DeflateOpsPerByte {
+		t.Errorf("store: bytes %v, runtime ops %v; want %v, %v", p.Bytes, p.RuntimeOps, 4096*8, 4096*8*DeflateOpsPerByte)
+	}
+	if p := find(t, blocks, FunctionBlock, "plain").Params; p.Bytes != 4096*8 || p.RuntimeOps != 0 {
+		t.Errorf("plain: bytes %v, runtime ops %v; want %v, 0", p.Bytes, p.RuntimeOps, 4096*8)
+	}
+}

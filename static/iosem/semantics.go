@@ -163,6 +163,9 @@ const (
 	// CopyDataspace creates a copy of the dataspace of the dataset
 	// Args[EffectArg] (H5Dget_space).
 	CopyDataspace
+	// SetFilter adds a compression filter to a dataset creation list
+	// (H5Pset_deflate, H5Pset_szip, H5Pset_filter).
+	SetFilter
 )
 
 // Binary reports whether a data transfer moves unformatted bytes.

@@ -42,6 +42,10 @@ type Handle struct {
 	// Collective is set on transfer property lists and NetCDF files
 	// switched to collective mode.
 	Collective bool
+	// Filtered is set on HDF5 dataset creation lists given a compression
+	// filter (H5Pset_deflate...) and on the datasets created with them:
+	// their transfers compress or decompress inside the call.
+	Filtered bool
 	// MPI marks files accessed through MPI (MPI-IO, PnetCDF, HDF5 with
 	// the MPI-IO driver, parallel NetCDF) and access lists that select it.
 	MPI bool

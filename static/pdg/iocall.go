@@ -203,6 +203,9 @@ func (w *walker) openIn(c *ir.Call, s iosem.Semantics, parent *Handle) *Handle {
 	if sp := w.handleOf(arg(c, s.Space), s.Interface); sp != nil {
 		h.Elems = sp.Elems
 	}
+	if p := w.handleOf(arg(c, s.Plist), s.Interface); p != nil && p.Filtered {
+		h.Filtered = true
+	}
 	return h
 }
 
@@ -240,6 +243,8 @@ func (w *walker) configure(c *ir.Call, s iosem.Semantics, h *Handle) *Handle {
 		h.Elems = w.dimsElems(arg(c, 0), ex)
 	case iosem.SelectDataspace:
 		h.Elems = w.dimsElems(nil, ex)
+	case iosem.SetFilter:
+		h.Filtered = true
 	case iosem.CopyDataspace:
 		h.Elems = -1
 		if d := w.handleOf(ex, s.Interface); d != nil {
