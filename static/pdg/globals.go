@@ -214,8 +214,7 @@ func (b *builder) declareMembers(env *Env, members []*ir.Var) {
 	for _, m := range members {
 		env.Declare(m)
 		if mode, ok := iosem.StreamType(m.Type.Name); ok && m.Type.Pointer == 0 && len(m.Type.Dims) == 0 {
-			env.Set(m.Name, Value{Kind: HandleVal, H: &Handle{
-				ID: b.nextID(), Kind: FileHandle, Interface: iosem.Stream, Mode: mode, Pos: m.Pos, Elems: -1}})
+			env.Set(m.Name, b.unopenedStream(mode, m.Pos))
 		}
 	}
 }

@@ -121,8 +121,7 @@ func (w *walker) streamOf(x ir.Expr) (*Handle, bool) {
 func (w *walker) streamDecl(d *ir.Decl, mode iosem.Mode, parent *Node) {
 	v := d.Var
 	if v.Init == nil {
-		w.env.Set(v.Name, Value{Kind: HandleVal, H: &Handle{
-			ID: w.b.nextID(), Kind: FileHandle, Interface: iosem.Stream, Mode: mode, Pos: d.Pos, Elems: -1}})
+		w.env.Set(v.Name, w.b.unopenedStream(mode, d.Pos))
 		return
 	}
 	if h := Eval(v.Init, w.env); h.Kind == HandleVal {
@@ -247,4 +246,11 @@ func (w *walker) stringStreamStatement(x ir.Expr, items []ir.Expr, extract bool,
 		}
 	}
 	return true
+}
+
+// unopenedStream returns a file stream declared at pos on a file the
+// analysis does not know (not opened yet, or opened elsewhere).
+func (b *builder) unopenedStream(mode iosem.Mode, pos ir.Pos) Value {
+	return Value{Kind: HandleVal, H: &Handle{
+		ID: b.nextID(), Kind: FileHandle, Interface: iosem.Stream, Mode: mode, Pos: pos, Elems: -1}}
 }
