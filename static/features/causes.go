@@ -263,7 +263,13 @@ func viaCauses(f *pdg.Node, loop *pdg.Node, mult float64, sys System) []Cause {
 						out = append(out, c)
 					}
 				}
-			case pdg.BranchNode, pdg.AltNode:
+			case pdg.BranchNode:
+				if n.Taken >= 0 && n.Taken < len(n.Children) {
+					walk(n.Children[n.Taken:n.Taken+1], via, depth) // the others never run
+				} else {
+					walk(n.Children, via, depth)
+				}
+			case pdg.AltNode:
 				walk(n.Children, via, depth)
 			case pdg.CallNode:
 				if n.Target != nil && depth < maxViaDepth {

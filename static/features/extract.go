@@ -155,6 +155,9 @@ func (x *extractor) branch(n *pdg.Node, fr frame, out *[]Block) acc {
 	}
 	for i := range blocks {
 		if i != pick {
+			if n.Taken >= 0 {
+				continue // never runs: a constant condition, or a check's error path
+			}
 			markDead(blocks[i])
 		}
 		*out = append(*out, blocks[i]...)

@@ -154,8 +154,9 @@ int main() {
 }
 
 // TestCompressionIsIO: a dataset created with a deflate filter compresses
-// inside H5Dwrite, which the collector times as I/O; a dataset without
-// one does not.
+// inside H5Dwrite, which the collector times as I/O, and decompresses
+// inside H5Dread when opened again by name; a dataset without one does
+// neither.
 func TestCompressionIsIO(t *testing.T) {
 	src := []byte(`#include <hdf5.h>
 #define N 4096
@@ -177,10 +178,17 @@ void plain(hid_t file) {
   H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
   H5Dclose(d);
 }
+void load(hid_t file, const char *name) {
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  H5Dclose(d);
+}
 int main(void) {
   hid_t file = H5Fcreate("out.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   store(file, 1);
   plain(file);
+  load(file, "z");
+  load(file, "p");
   H5Fclose(file);
   return 0;
 }
@@ -195,5 +203,67 @@ int main(void) {
 	}
 	if p := find(t, blocks, FunctionBlock, "plain").Params; p.Bytes != 4096*8 || p.RuntimeOps != 0 {
 		t.Errorf("plain: bytes %v, runtime ops %v; want %v, 0", p.Bytes, p.RuntimeOps, 4096*8)
+	}
+	// Of the two loads, the one of "z" inflates.
+	if p, want := find(t, blocks, FunctionBlock, "main").Params, 4096*8*(DeflateOpsPerByte+InflateOpsPerByte); p.Bytes != 4*4096*8 || p.RuntimeOps != float64(want) {
+		t.Errorf("main: bytes %v, runtime ops %v; want %v, %v", p.Bytes, p.RuntimeOps, 4*4096*8, want)
+	}
+}
+
+// TestErrorPathsDoNotCount: the call of an error helper in a check's
+// failing side neither counts in the function's I/O nor appears among its
+// blocks; the calls of a side of unknown odds do.
+func TestErrorPathsDoNotCount(t *testing.T) {
+	src := []byte(`#include <stdio.h>
+#include <stdlib.h>
+static void die(const char *msg) {
+  fprintf(stderr, "error: %s\n", msg);
+  exit(1);
+}
+static void note(const char *msg) {
+  fprintf(stderr, "note: %s\n", msg);
+}
+static void put(FILE *f, const double *x) {
+  if (fwrite(x, sizeof *x, 1, f) != 1) die("write");
+  if (*x < 0) note("negative");
+}
+void save(FILE *f, const double *v, int n) {
+  for (int i = 0; i < n; i++)
+    put(f, &v[i]);
+}
+int main(void) {
+  static double v[1000];
+  FILE *f = fopen("out.bin", "wb");
+  for (int k = 0; k < 10; k++)
+    save(f, v, 1000);
+  fclose(f);
+  return 0;
+}
+`)
+	f, err := cfront.Parse("p.c", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	save := find(t, blocks, FunctionBlock, "save")
+	// 1000 fwrite calls, and note's fprintf on half the iterations.
+	if p := save.Params; p.Calls != 1500 {
+		t.Errorf("save: %v calls, want 1500", p.Calls)
+	}
+	put := find(t, blocks, FunctionBlock, "put")
+	if b := search(put.Children, CallBlock, "die"); b != nil {
+		t.Errorf("the error path's call of die is a block of put: %+v", b)
+	}
+	if b := search(put.Children, CallBlock, "note"); b == nil {
+		t.Error("the call of note is not a block of put")
+	}
+	// save calls put in a loop: the causes it sees through the call
+	// include note's fprintf, not die's.
+	vias := map[string]bool{}
+	for _, c := range save.Causes {
+		vias[c.Via] = true
+	}
+	if vias["die"] || !vias["note"] {
+		t.Errorf("save's causes come through %v, want note and not die", vias)
 	}
 }

@@ -125,6 +125,17 @@ func TestModes(t *testing.T) {
 		{ModeFromFlags([]string{"H5F_ACC_TRUNC"}, ModeRead), ModeWrite | ModeCreate},
 		{ModeFromFlags([]string{"NC_NOWRITE"}, 0), ModeRead},
 		{ModeFromFlags(nil, ModeRead), ModeRead},
+		{ModeFromFlags([]string{"std::ios::app"}, 0), ModeWrite | ModeAppend},
+		{ModeFromFlags([]string{"std::ios_base::in", "std::ios_base::out"}, 0), ModeReadWrite},
+		// C++ streams: ofstream, ifstream and fstream as StreamType gives them.
+		{StreamOpenMode(ModeWrite, 0, false), ModeWrite | ModeCreate},
+		{StreamOpenMode(ModeWrite, 0, true), ModeWrite | ModeCreate}, // std::ios::binary alone
+		{StreamOpenMode(ModeWrite, ModeWrite|ModeAppend, true), ModeWrite | ModeAppend},
+		{StreamOpenMode(ModeWrite, ModeRead, true), ModeReadWrite},
+		{StreamOpenMode(ModeRead, 0, false), ModeRead},
+		{StreamOpenMode(ModeReadWrite, 0, false), ModeReadWrite},
+		{StreamOpenMode(ModeReadWrite, ModeWrite, true), ModeWrite | ModeCreate},
+		{StreamOpenMode(ModeReadWrite, ModeWrite|ModeCreate, true), ModeWrite | ModeCreate},
 	} {
 		if c.got != c.want {
 			t.Errorf("mode %s, want %s", c.got, c.want)

@@ -34,7 +34,8 @@ func (m Mode) String() string {
 }
 
 // flagModes maps the lower-cased suffix of an open flag (O_WRONLY,
-// MPI_MODE_CREATE, H5F_ACC_TRUNC, NC_NOWRITE) to the mode bits it adds.
+// MPI_MODE_CREATE, H5F_ACC_TRUNC, NC_NOWRITE, std::ios::app) to the mode
+// bits it adds.
 var flagModes = sync.OnceValue(func() map[string]Mode {
 	return map[string]Mode{
 		"rdonly":    ModeRead,
@@ -45,6 +46,9 @@ var flagModes = sync.OnceValue(func() map[string]Mode {
 		"trunc":     ModeCreate | ModeWrite,
 		"excl":      ModeCreate | ModeWrite,
 		"append":    ModeAppend | ModeWrite,
+		"app":       ModeAppend | ModeWrite, // std::ios_base::app
+		"in":        ModeRead,               // std::ios_base::in
+		"out":       ModeWrite,              // std::ios_base::out
 		"nowrite":   ModeRead,
 		"write":     ModeReadWrite, // NC_WRITE, NF90_WRITE: open for update
 		"clobber":   ModeCreate | ModeWrite,
@@ -59,6 +63,9 @@ func ModeFromFlags(flags []string, def Mode) Mode {
 	var m Mode
 	for _, f := range flags {
 		f = strings.ToLower(f)
+		if i := strings.LastIndex(f, "::"); i >= 0 {
+			f = f[i+2:]
+		}
 		if i := strings.LastIndexByte(f, '_'); i >= 0 {
 			f = f[i+1:]
 		}

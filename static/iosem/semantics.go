@@ -166,6 +166,9 @@ const (
 	// SetFilter adds a compression filter to a dataset creation list
 	// (H5Pset_deflate, H5Pset_szip, H5Pset_filter).
 	SetFilter
+	// SetChunk gives a dataset creation list chunks of the dimensions
+	// Args[EffectArg] (H5Pset_chunk); their rank is Args[1].
+	SetChunk
 )
 
 // Binary reports whether a data transfer moves unformatted bytes.

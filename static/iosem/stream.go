@@ -106,3 +106,22 @@ func Method(method string) (Semantics, bool) {
 	}
 	return s, ok
 }
+
+// StreamOpenMode returns the mode a C++ file stream whose type allows def
+// (StreamType) opens a file with, given the mode flags passed to its
+// constructor or open, when explicit. An ofstream always adds out and an
+// ifstream in; an fstream takes the flags as they are. A stream opened for
+// output, without in or app, truncates the file (or creates it).
+func StreamOpenMode(def, flags Mode, explicit bool) Mode {
+	m := def
+	if explicit {
+		m = flags
+		if def != ModeReadWrite {
+			m |= def
+		}
+	}
+	if m&ModeWrite != 0 && m&(ModeRead|ModeAppend) == 0 {
+		m |= ModeCreate
+	}
+	return m
+}

@@ -36,6 +36,17 @@ type builder struct {
 	steppedFields map[string]bool
 	// rankNames are the variables and members MPI_Comm_rank sets.
 	rankNames map[string]bool
+	// datasets are the HDF5 datasets created so far in the walk with a
+	// compression filter or chunks, by name: opened again by name, they
+	// still have them.
+	datasets map[string]*Handle
+	// memberSizes are the sizes of containers held in members, by member
+	// name, as the walk has seen them filled so far (-1: unknown); see
+	// walker.memberContainerCall.
+	memberSizes map[string]int64
+	// noReturn tells, of the program functions looked at, which never
+	// return (see walker.neverReturns).
+	noReturn map[*ir.Func]bool
 	// instances maps a function and a context key to its node.
 	instances map[*ir.Func]map[string]*Node
 	active    map[*ir.Func]bool // functions being analysed (on the call stack)
@@ -79,6 +90,9 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		plainFields:   map[string]bool{},
 		steppedFields: map[string]bool{},
 		rankNames:     map[string]bool{},
+		datasets:      map[string]*Handle{},
+		noReturn:      map[*ir.Func]bool{},
+		memberSizes:   map[string]int64{},
 		instances:     map[*ir.Func]map[string]*Node{},
 		active:        map[*ir.Func]bool{},
 		units:         map[string]*Handle{},

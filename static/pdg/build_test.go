@@ -3,6 +3,7 @@ package pdg
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/iolens/iolens/static/iosem"
@@ -301,7 +302,7 @@ func TestStreams(t *testing.T) {
 	if !bin.Binary || bin.Bytes != 256 {
 		t.Errorf("out.write: binary %v bytes %d", bin.Binary, bin.Bytes)
 	}
-	if m := g.Entry.Children[0].IO.File.Mode; m != iosem.ModeWrite {
+	if m := g.Entry.Children[0].IO.File.Mode; m != iosem.ModeWrite|iosem.ModeCreate {
 		t.Errorf("ofstream mode %v", m)
 	}
 }
@@ -474,5 +475,40 @@ func TestErrorPath(t *testing.T) {
 		{Name: "main", Kind: ir.MainProgram, Pos: at(1), EndLine: 9, Body: ir.Block{loop}}}}}}
 	if b := first(mustBuild(t, f, Options{}).Entry, BranchNode); b == nil || b.Taken != -1 {
 		t.Errorf("Fortran EXIT: branch %+v, want no side known", b)
+	}
+}
+
+// TestStreamOpenModes: a C++ stream opened for output without app or in
+// truncates its file (a creation, as the cost of an open counts it);
+// appending and updating streams do not.
+func TestStreamOpenModes(t *testing.T) {
+	g := buildSources(t, Options{}, cppSrc(`#include <fstream>
+int main() {
+  std::ofstream a("a.txt");
+  std::ofstream b("b.bin", std::ios::binary);
+  std::ofstream c("c.log", std::ios::app);
+  std::ofstream d;
+  d.open("d.txt", std::ios::out | std::ios::trunc);
+  std::fstream e("e.bin", std::ios::in | std::ios::out | std::ios::binary);
+  std::ifstream f("f.txt");
+  return 0;
+}
+`))
+	want := map[string]iosem.Mode{
+		"a.txt": iosem.ModeWrite | iosem.ModeCreate,
+		"b.bin": iosem.ModeWrite | iosem.ModeCreate,
+		"c.log": iosem.ModeWrite | iosem.ModeAppend,
+		"d.txt": iosem.ModeWrite | iosem.ModeCreate,
+		"e.bin": iosem.ModeReadWrite,
+		"f.txt": iosem.ModeRead,
+	}
+	got := map[string]iosem.Mode{}
+	for _, n := range g.Entry.Children {
+		if n.Kind == IONode && n.IO.Sem.Op == iosem.Open {
+			got[n.IO.FileLabel()] = n.IO.File.Mode
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("modes %v, want %v", got, want)
 	}
 }

@@ -95,19 +95,31 @@ func (w *walker) containerCall(c *ir.Call, parent *Node) bool {
 }
 
 // containerQuery returns the value of size(), length() or empty() called
-// on a container of known size, and false for other calls.
+// on a container of known size (a variable, or a member the walk has
+// seen filled), and false for other calls.
 func (w *walker) containerQuery(c *ir.Call) (Value, bool) {
-	r, ok := c.Receiver.(ir.Ref)
-	if !ok || !isContainer(w.typeName(r.Name)) {
-		return Value{}, false
-	}
 	switch c.Callee {
 	case "size", "length", "empty":
 	default:
 		return Value{}, false
 	}
-	s, ok := w.env.shapeOf(r.Name)
-	if !ok {
+	var s shape
+	switch r := c.Receiver.(type) {
+	case ir.Ref:
+		var ok bool
+		if !isContainer(w.typeName(r.Name)) {
+			return Value{}, false
+		}
+		if s, ok = w.env.shapeOf(r.Name); !ok {
+			return Value{}, false
+		}
+	case ir.Field:
+		n, ok := w.b.memberSizes[r.Name]
+		if !ok || n < 0 {
+			return Value{}, false
+		}
+		s = shape{dims: []int64{n}, origin: Propagated}
+	default:
 		return Value{}, false
 	}
 	if c.Callee == "empty" {
@@ -152,4 +164,54 @@ func (w *walker) grow(name string) {
 		n *= t.n
 	}
 	w.env.setShape(name, shape{dims: []int64{s.dims[0] + n}, origin: Propagated})
+}
+
+// memberContainerCall follows the size of a container held in a structure
+// or class member ("m.verts.push_back(p)", "mesh->tris.resize(n)"), by
+// member name, through the walk: elements added in loops of known trip
+// counts add those iterations, resize(n) and clear() set it. An element
+// added outside a loop of the function (by a helper called from
+// elsewhere) or in a loop of unknown count makes it unknown from there
+// on. It reports false when c is not such a call.
+func (w *walker) memberContainerCall(c *ir.Call, parent *Node) bool {
+	f, ok := c.Receiver.(ir.Field)
+	if !ok {
+		return false
+	}
+	sizes := w.b.memberSizes
+	switch c.Callee {
+	case "push_back", "emplace_back", "push_front", "emplace_front":
+		n := int64(1)
+		for _, t := range w.trips {
+			n *= t.n
+			if t.def {
+				n = -1
+				break
+			}
+		}
+		if len(w.trips) == 0 || n < 0 || sizes[f.Name] < 0 {
+			sizes[f.Name] = -1
+		} else {
+			sizes[f.Name] += n
+		}
+	case "resize", "assign":
+		sizes[f.Name] = -1
+		if len(c.Args) > 0 {
+			if n := Eval(c.Args[0], w.env); n.Kind == Int && n.I >= 0 {
+				sizes[f.Name] = n.I
+			}
+		}
+	case "clear":
+		sizes[f.Name] = 0
+	default:
+		v, ok := w.containerQuery(c)
+		if !ok {
+			return false
+		}
+		w.unknownCall(c, parent)
+		w.setResult(c, v)
+		return true
+	}
+	w.unknownCall(c, parent)
+	return true
 }

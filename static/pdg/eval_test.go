@@ -47,3 +47,27 @@ func TestEval(t *testing.T) {
 		}
 	}
 }
+
+// TestOps counts the operations of expressions: one per operator,
+// divisionOps for a division or remainder, and, in subscripts, only what
+// compilers cannot fold into an address.
+func TestOps(t *testing.T) {
+	idx := func(x ir.Expr, subs ...ir.Expr) ir.Expr { return ir.Index{X: x, Idx: subs} }
+	for _, c := range []struct {
+		name string
+		x    ir.Expr
+		want float64
+	}{
+		{"arith", bin("+", bin("*", ref("a"), ref("b")), ref("c")), 2},
+		{"division", bin("/", ref("a"), ref("b")), divisionOps},
+		{"row-major element", idx(ref("c"), bin("+", bin("*", ref("j"), ref("NX")), ref("i"))), 0},
+		{"stencil", bin("-", idx(ref("c"), bin("+", bin("*", ref("j"), ref("NX")), bin("+", ref("i"), num(1)))), idx(ref("c"), ref("k"))), 1},
+		{"hashed subscript", idx(ref("x"), bin("%", ref("s"), ref("n"))), divisionOps},
+		{"indirect", idx(ref("x"), idx(ref("perm"), bin("+", ref("k"), num(1)))), 0},
+		{"computed subscript", idx(ref("h"), ir.Cast{Type: intT, X: bin("*", ref("v"), ref("scale"))}), 1},
+	} {
+		if got := ops(c.x, false); got != c.want {
+			t.Errorf("%s: %v ops, want %v", c.name, got, c.want)
+		}
+	}
+}

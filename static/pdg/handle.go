@@ -52,6 +52,13 @@ type Handle struct {
 	// Elems is the number of selected elements of a dataspace (or of a
 	// dataset's dataspace), or -1 when unknown.
 	Elems int64
+	// Chunk is the chunk of a dataset creation list given one
+	// (H5Pset_chunk) and of the datasets created with it, per dimension;
+	// nil when unknown or contiguous.
+	Chunk []int64
+	// Count is the selection of a dataspace's hyperslab, in elements per
+	// dimension; nil when unknown or none.
+	Count []int64
 	// Parent is the file a dataset belongs to.
 	Parent *Handle
 }

@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
@@ -203,8 +204,20 @@ func (w *walker) openIn(c *ir.Call, s iosem.Semantics, parent *Handle) *Handle {
 	if sp := w.handleOf(arg(c, s.Space), s.Interface); sp != nil {
 		h.Elems = sp.Elems
 	}
-	if p := w.handleOf(arg(c, s.Plist), s.Interface); p != nil && p.Filtered {
-		h.Filtered = true
+	if p := w.handleOf(arg(c, s.Plist), s.Interface); p != nil {
+		h.Filtered, h.Chunk = p.Filtered, p.Chunk
+	}
+	if s.Dataset {
+		// H5Dcreate(loc, name, ...), H5Dopen(loc, name, ...) and their
+		// Fortran forms name the dataset second, relative to a group or
+		// by its path: the last component is the key.
+		v := Eval(arg(c, 1), w.env)
+		key := v.S[strings.LastIndexByte(v.S, '/')+1:]
+		if v.Kind == Str && (h.Filtered || h.Chunk != nil) {
+			w.b.datasets[key] = h
+		} else if d := w.b.datasets[key]; v.Kind == Str && d != nil {
+			h.Filtered, h.Chunk = d.Filtered, d.Chunk
+		}
 	}
 	return h
 }
@@ -243,10 +256,17 @@ func (w *walker) configure(c *ir.Call, s iosem.Semantics, h *Handle) *Handle {
 		h.Elems = w.dimsElems(arg(c, 0), ex)
 	case iosem.SelectDataspace:
 		h.Elems = w.dimsElems(nil, ex)
+		h.Count, _ = w.listValues(unaddressed(ex), -1)
 	case iosem.SetFilter:
 		h.Filtered = true
+	case iosem.SetChunk:
+		rank, ok := Eval(arg(c, 1), w.env).Int()
+		h.Chunk = nil
+		if ok && rank > 0 {
+			h.Chunk, _ = w.listValues(unaddressed(ex), rank)
+		}
 	case iosem.CopyDataspace:
-		h.Elems = -1
+		h.Elems, h.Count = -1, nil
 		if d := w.handleOf(ex, s.Interface); d != nil {
 			h.Elems = d.Elems
 		}
@@ -278,11 +298,12 @@ func (w *walker) dimsElems(rank, dims ir.Expr) int64 {
 			return -1
 		}
 	}
-	x := dims
-	if u, ok := x.(ir.Unary); ok && u.Op == "&" {
-		x = u.X
-	}
-	if n, ok := w.listProduct(x, r); ok {
+	x := unaddressed(dims)
+	if l, ok := w.listValues(x, r); ok {
+		n := int64(1)
+		for _, k := range l {
+			n *= k
+		}
 		return n
 	}
 	if r > 1 {
@@ -294,21 +315,59 @@ func (w *walker) dimsElems(rank, dims ir.Expr) int64 {
 	return -1
 }
 
-// listProduct returns the product of the first n elements (all when n is
-// negative) of the local array x initialised with a list of known numbers,
+// ChunkCacheBytes is the size of HDF5's cache of a dataset's chunks
+// (H5Pset_chunk_cache's default, 1 MiB).
+const ChunkCacheBytes = 1 << 20
+
+// chunkedBytes returns the bytes a read of the hyperslab selected in the
+// file dataspace fs moves from the chunked dataset d when the chunks it
+// touches do not fit in the chunk cache: HDF5 reads whole chunks, and the
+// next read, touching the same chunks for the next slice, finds them
+// evicted. It returns 0 when the read is not known to do so (a selection
+// that fits, or an unknown chunk or selection).
+func (w *walker) chunkedBytes(d, fs *Handle, elemSize int64) int64 {
+	if d == nil || fs == nil || len(d.Chunk) == 0 || len(fs.Count) != len(d.Chunk) {
+		return 0
+	}
+	touched := int64(1)
+	for i, k := range d.Chunk {
+		if k <= 0 {
+			return 0
+		}
+		touched *= (fs.Count[i] + k - 1) / k * k // aligned: whole chunks per dimension
+	}
+	if touched*elemSize <= ChunkCacheBytes {
+		return 0
+	}
+	return touched * elemSize
+}
+
+// unaddressed strips the address-of operator from x (&dims[0] is dims).
+func unaddressed(x ir.Expr) ir.Expr {
+	if u, ok := x.(ir.Unary); ok && u.Op == "&" {
+		x = u.X
+		if i, ok := x.(ir.Index); ok && len(i.Idx) == 1 && isLiteralZero(i.Idx[0]) {
+			x = i.X
+		}
+	}
+	return x
+}
+
+// listValues returns the first n elements (all when n is negative) of the
+// local array x initialised with a list of known non-negative numbers,
 // when the function never stores into it.
-func (w *walker) listProduct(x ir.Expr, n int64) (int64, bool) {
+func (w *walker) listValues(x ir.Expr, n int64) ([]int64, bool) {
 	r, ok := x.(ir.Ref)
 	if !ok {
-		return 0, false
+		return nil, false
 	}
 	v := w.env.Var(r.Name)
 	if v == nil || len(v.Type.Dims) != 1 || v.Type.Pointer > 0 {
-		return 0, false
+		return nil, false
 	}
 	l, ok := v.Init.(ir.List)
 	if !ok || n > int64(len(l.Elems)) {
-		return 0, false
+		return nil, false
 	}
 	if n < 0 {
 		n = int64(len(l.Elems))
@@ -320,17 +379,17 @@ func (w *walker) listProduct(x ir.Expr, n int64) (int64, bool) {
 		}
 	})
 	if stored {
-		return 0, false
+		return nil, false
 	}
-	p := int64(1)
-	for _, e := range l.Elems[:n] {
+	out := make([]int64, n)
+	for i, e := range l.Elems[:n] {
 		k, ok := Eval(e, w.env).Int()
 		if !ok || k < 0 {
-			return 0, false
+			return nil, false
 		}
-		p *= k
+		out[i] = k
 	}
-	return p, true
+	return out, true
 }
 
 // handleOf returns the handle an argument designates: a variable holding
@@ -408,6 +467,9 @@ func (w *walker) transferBytes(c *ir.Call, s iosem.Semantics, h *Handle) (bytes,
 		size, ok := w.datatypeSize(arg(c, z.Type))
 		if n >= 0 && ok {
 			bytes, items, known = n*size, n, true
+			if s.Op == iosem.Read {
+				bytes = max(bytes, w.chunkedBytes(h, w.handleOf(arg(c, z.Count2), s.Interface), size))
+			}
 		}
 	case iosem.Format:
 		if v := Eval(arg(c, z.Count), w.env); v.Kind == Str {

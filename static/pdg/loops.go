@@ -108,9 +108,14 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		return def, defSrc
 	}
 	if l.Kind == ir.RangeFor {
-		if r, ok := l.Cond.(ir.Ref); ok {
+		switch r := l.Cond.(type) {
+		case ir.Ref:
 			if s, ok := w.env.shapeOf(r.Name); ok {
 				return s.count(), tripSource(s.origin)
+			}
+		case ir.Field:
+			if n, ok := w.b.memberSizes[r.Name]; ok && n >= 0 {
+				return n, TripPropagated
 			}
 		}
 		return def, defSrc

@@ -112,3 +112,60 @@ int main(int argc, char **argv) {
 		{name: "filled by a library call", srcs: src, loop: "copied loop", trip: DefaultTrip, source: TripDefault},
 	})
 }
+
+// TestMemberContainerSizes: a container held in a member takes the size
+// the walk has seen it filled to, in loops of known counts or by resize,
+// for size() and for range-for loops over it; an element added in a loop
+// of unknown count makes it unknown.
+func TestMemberContainerSizes(t *testing.T) {
+	src := []source{cppSrc(`#include <vector>
+#include <cstdio>
+struct Mesh { std::vector<double> verts; std::vector<int> tris; std::vector<int> extra; };
+void fill(Mesh &m, int n) {
+    for (int j = 0; j < 40; j++)
+        for (int i = 0; i < 50; i++) {
+            m.verts.push_back(i * j);
+            m.tris.push_back(i);
+            m.tris.push_back(j);
+        }
+    m.extra.resize(n);
+}
+void more(Mesh &m, FILE *in) {
+    int v;
+    while (fscanf(in, "%d", &v) == 1) m.extra.push_back(v);
+}
+void dump(const Mesh &m, FILE *f) {
+    for (std::size_t i = 0; i < m.verts.size(); i++) fprintf(f, "%g\n", m.verts[i]); /* verts loop */
+    for (int t : m.tris) fprintf(f, "%d\n", t); /* tris loop */
+    for (int e : m.extra) fprintf(f, "%d\n", e); /* extra loop */
+}
+void dump_more(const Mesh &m, FILE *f) {
+    for (int e : m.extra) fprintf(f, "%d\n", e); /* more loop */
+}
+int main() {
+    Mesh m;
+    FILE *f = fopen("mesh.txt", "w");
+    fill(m, 300);
+    dump(m, f);
+    more(m, stdin);
+    dump_more(m, f);
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		via, loop string
+		trip      int64
+		source    TripSource
+	}{
+		{"dump(m, f)", "verts loop", 2000, TripPropagated},
+		{"dump(m, f)", "tris loop", 4000, TripPropagated},
+		{"dump(m, f)", "extra loop", 300, TripPropagated},
+		{"dump_more(m, f)", "more loop", DefaultTrip, TripDefault},
+	} {
+		l := loopVia(t, g, src, []string{c.via}, c.loop)
+		if l.Trip != c.trip || l.TripSource != c.source {
+			t.Errorf("%s: trip %d (%s), want %d (%s)", c.loop, l.Trip, l.TripSource, c.trip, c.source)
+		}
+	}
+}

@@ -31,8 +31,8 @@ func (w *walker) streamCall(c *ir.Call, parent *Node) bool {
 	io := w.decorate(c, args, s, h)
 	if s.Op == iosem.Open && io.File != nil {
 		io.File.Interface = iosem.Stream
-		if m, ok := w.streamMode(recv); ok && len(args) < 2 {
-			io.File.Mode = m // no explicit mode: the stream type's
+		if def, ok := w.streamMode(recv); ok {
+			io.File.Mode = w.streamOpenMode(def, args)
 		}
 		w.env.Set(baseName(recv), Value{Kind: HandleVal, H: io.File})
 	}
@@ -87,6 +87,15 @@ func (w *walker) streamMode(x ir.Expr) (iosem.Mode, bool) {
 	return 0, false
 }
 
+// streamOpenMode returns the mode of a stream of a type allowing def
+// opened with args (the file name, then the mode flags if given).
+func (w *walker) streamOpenMode(def iosem.Mode, args []ir.Expr) iosem.Mode {
+	if len(args) < 2 {
+		return iosem.StreamOpenMode(def, 0, false)
+	}
+	return iosem.StreamOpenMode(def, w.openMode(args[1], 0), true)
+}
+
 // streamOf returns the handle of a stream expression: std::cout, a stream
 // variable (nil handle when it was not traced, e.g. a parameter), or the
 // result of a chained insertion (out << a << b).
@@ -139,9 +148,7 @@ func (w *walker) streamDecl(d *ir.Decl, mode iosem.Mode, parent *Node) {
 	c := &ir.Call{Pos: d.Pos, Callee: v.Type.Name, Args: args}
 	io := w.decorate(c, args, s, nil)
 	io.File.Interface = iosem.Stream
-	if len(args) < 2 {
-		io.File.Mode = mode
-	}
+	io.File.Mode = w.streamOpenMode(mode, args)
 	w.env.Set(v.Name, Value{Kind: HandleVal, H: io.File})
 	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: v.Type.Name, Pos: d.Pos, IO: io, Taken: -1})
 }

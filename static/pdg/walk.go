@@ -171,7 +171,7 @@ func (w *walker) call(c *ir.Call, parent *Node) {
 	if w.streamCall(c, parent) {
 		return
 	}
-	if w.containerCall(c, parent) {
+	if w.containerCall(c, parent) || w.memberContainerCall(c, parent) {
 		return
 	}
 	if d, ok := w.b.resolveCall(c, w.d, w.env); ok {
@@ -571,23 +571,11 @@ func lastLine(blks []ir.Block) int {
 }
 
 // errorPath returns which of the two alternatives of an if ends the
-// program (exit, abort, a throw, Fortran's STOP and ERROR STOP) when the
-// other does not: the error path of a check, which a run that goes on
+// program (exit, abort, a throw, Fortran's STOP and ERROR STOP, a call
+// that never returns) when the other does not: the error path of a check, which a run that goes on
 // never takes.
 func (w *walker) errorPath(alts []ir.Block) (int, bool) {
-	return oneSide(alts, func(st ir.Stmt) bool {
-		j, ok := st.(*ir.Jump)
-		if !ok {
-			return false
-		}
-		switch j.Kind {
-		case "stop", "throw":
-			return true
-		case "exit": // Fortran's EXIT leaves a loop
-			return !w.fortran()
-		}
-		return false
-	})
+	return oneSide(alts, w.ends)
 }
 
 // leavesLoop returns which of the two alternatives of an if leaves the

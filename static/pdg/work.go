@@ -164,7 +164,7 @@ func ops(x ir.Expr, intrinsics bool) float64 {
 	case ir.Index:
 		n := ops(x.X, intrinsics)
 		for _, i := range x.Idx {
-			n += ops(i, intrinsics)
+			n += subscriptOps(i, intrinsics)
 		}
 		return n
 	case ir.Field:
@@ -184,6 +184,25 @@ func ops(x ir.Expr, intrinsics bool) float64 {
 		return n
 	}
 	return 0
+}
+
+// subscriptOps counts the operations of an array subscript. Compilers
+// fold the additions, multiplications and shifts that make an address
+// into addressing modes or strength-reduce them into pointer increments
+// across a loop (c[j*NX + i + 1]); divisions, remainders, calls, values
+// converted to an index and the loads of nested subscripts (a[idx[k]])
+// remain.
+func subscriptOps(x ir.Expr, intrinsics bool) float64 {
+	switch x := x.(type) {
+	case ir.Binary:
+		if x.Op == "/" || x.Op == "%" {
+			return ops(x, intrinsics)
+		}
+		return subscriptOps(x.L, intrinsics) + subscriptOps(x.R, intrinsics)
+	case ir.Unary:
+		return subscriptOps(x.X, intrinsics)
+	}
+	return ops(x, intrinsics) // a converted value (h[(int)(v * scale)]) is computed
 }
 
 // Costs, in operations, of the member calls of C++ standard strings and

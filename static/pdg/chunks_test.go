@@ -1,0 +1,78 @@
+package pdg
+
+import (
+	"testing"
+)
+
+// TestChunkedReads: a hyperslab read from a chunked dataset moves the
+// whole chunks it touches when they do not fit in the chunk cache, also
+// when the dataset is opened again by its path; a read whose chunks fit,
+// or of a contiguous dataset, moves what it selects.
+func TestChunkedReads(t *testing.T) {
+	src := []source{cSrc(`#include <hdf5.h>
+#define NT 64
+#define NY 128
+#define NX 160
+static double plane[NT * NY];
+static void create(hid_t file) {
+    hsize_t dims[3] = {NT, NY, NX}, chunk[3] = {8, 32, 40};
+    hid_t space = H5Screate_simple(3, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 3, chunk);
+    hid_t g = H5Gcreate2(file, "wave", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(g, "u", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    hid_t c = H5Dcreate2(g, "flat", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(c);
+    H5Dclose(d);
+}
+static void column(hid_t d) {
+    hid_t fs = H5Dget_space(d);
+    hsize_t start[3] = {0, 0, 5}, count[3] = {NT, NY, 1}, mdims[1] = {NT * NY};
+    hid_t ms = H5Screate_simple(1, mdims, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, plane); /* column read */
+}
+static void tile(hid_t d) {
+    hid_t fs = H5Dget_space(d);
+    hsize_t start[3] = {0, 0, 0}, count[3] = {8, 32, 40}, mdims[1] = {8 * 32 * 40};
+    hid_t ms = H5Screate_simple(1, mdims, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, plane); /* tile read */
+}
+int main(void) {
+    hid_t file = H5Fcreate("w.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    create(file);
+    hid_t u = H5Dopen2(file, "/wave/u", H5P_DEFAULT);
+    hid_t flat = H5Dopen2(file, "/wave/flat", H5P_DEFAULT);
+    column(u);  /* chunked column */
+    column(flat);  /* contiguous column */
+    tile(u);
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		via, read string
+		want      int64
+	}{
+		// 8 chunks along t, 4 along y, 1 along x: 32 chunks of 8*32*40
+		// doubles, 2.6 MB.
+		{"chunked column", "column read", 32 * 8 * 32 * 40 * 8},
+		{"contiguous column", "column read", 64 * 128 * 8},
+		{"tile(u)", "tile read", 8 * 32 * 40 * 8},
+	} {
+		file, line := lineOf(t, c.via, src)
+		call := nodeAt(g.Entry, CallNode, file, line)
+		if call == nil || call.Target == nil {
+			t.Fatalf("%s: no call", c.via)
+		}
+		_, line = lineOf(t, c.read, src)
+		r := nodeAt(call.Target, IONode, file, line)
+		if r == nil {
+			t.Fatalf("%s: no read at line %d", c.via, line)
+		}
+		if r.IO.Bytes != c.want {
+			t.Errorf("%s: %d bytes, want %d", c.via, r.IO.Bytes, c.want)
+		}
+	}
+}
