@@ -76,3 +76,48 @@ int main(void) {
 		}
 	}
 }
+
+// TestReadToEnd: a loop reading a file to its end by requests of known
+// size runs DefaultReadBytes / request times, at most DefaultReadTrip; a
+// line or a record at a time stays at DefaultReadTrip.
+func TestReadToEnd(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <unistd.h>
+#define BLOCK (64 * 1024)
+static unsigned char buf[BLOCK];
+int main(int argc, char **argv) {
+    FILE *fp = fopen(argv[1], "rb");
+    size_t n;
+    long got = 0;
+    while ((n = fread(buf, 1, BLOCK, fp)) > 0)  /* block loop */
+        for (size_t i = 0; i < n; i++) got += buf[i];  /* bytes loop */
+    char line[256];
+    while (fgets(line, sizeof line, fp)) got++; /* line loop */
+    double x;
+    while (fread(&x, sizeof x, 1, fp) == 1) got++; /* record loop */
+    ssize_t k;
+    while ((k = read(3, buf, 4 * BLOCK)) > 0) got += k; /* posix loop */
+    return (int)got;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		loop string
+		trip int64
+	}{
+		{"block loop", DefaultReadBytes / (64 << 10)},
+		{"bytes loop", 64 << 10}, // fread returns the elements asked for
+		{"line loop", DefaultReadTrip},
+		{"record loop", DefaultReadTrip},
+		{"posix loop", DefaultReadBytes / (256 << 10)},
+	} {
+		file, line := lineOf(t, c.loop, src)
+		l := nodeAt(g.Entry, LoopNode, file, line)
+		if l == nil {
+			t.Fatalf("%s: no loop", c.loop)
+		}
+		if l.Trip != c.trip {
+			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
+		}
+	}
+}

@@ -101,6 +101,11 @@ const (
 	// read(...)) > 0)): such loops run to the end of a file, chunk by
 	// chunk or record by record, and files hold many of them.
 	DefaultReadTrip = 1000
+	// DefaultReadBytes is the size assumed for a file read to its end
+	// by requests of known size: a loop reading 64 KiB blocks runs
+	// DefaultReadBytes / 64 KiB times (at most DefaultReadTrip). A
+	// record or a line per iteration stays at DefaultReadTrip.
+	DefaultReadBytes = 4 << 20
 	// DefaultPeriod is the period assumed for a divisibility test whose
 	// divisor is unknown (step % every == 0): periodic output, a
 	// checkpoint every so many steps, happens once in ten iterations of a

@@ -22,7 +22,7 @@ func (w *walker) libraryCall(c *ir.Call, s iosem.Semantics, parent *Node) {
 		// for, so a loop over "n = read(fd, buf, BLOCK)" runs to BLOCK.
 		w.setResult(c, IntValue(io.Bytes, Bound))
 	}
-	if s.Interface == iosem.STDIO && s.Op.IsData() && s.Size.Kind == iosem.Elements && io.BytesKnown && io.Items > 0 {
+	if s.Interface == iosem.STDIO && s.Op.IsData() && s.Size.Kind == iosem.Bytes && s.Size.Count2 >= 0 && io.BytesKnown && io.Items > 0 {
 		// fread and fwrite return the elements moved: likewise the
 		// elements asked for ("while ((m = fread(buf, 8, N, f)) > 0)
 		// for (i = 0; i < m; i++)" runs the inner loop N times).

@@ -137,9 +137,50 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		return 1, TripTransfer
 	}
 	if readsInput(l.Cond) || readsInputFirst(l) {
-		return int64(w.b.opts.DefaultReadTrip), defSrc
+		n := int64(w.b.opts.DefaultReadTrip)
+		if b := w.readRequest(l); b > 0 {
+			n = min(max(DefaultReadBytes/b, 1), n)
+		}
+		return n, defSrc
 	}
 	return def, defSrc
+}
+
+// readRequest returns the bytes the read in a loop's condition, or
+// hoisted from it, asks for on each iteration, or 0 when unknown.
+func (w *walker) readRequest(l *ir.Loop) int64 {
+	var found int64
+	check := func(x ir.Expr) {
+		ir.Any(x, func(y ir.Expr) bool {
+			c, ok := y.(ir.CallExpr)
+			if !ok || found > 0 {
+				return false
+			}
+			s, ok := iosem.Lookup(c.Callee)
+			if !ok || s.Op != iosem.Read {
+				return false
+			}
+			if b, _, known := w.transferBytes(&ir.Call{Callee: c.Callee, Args: c.Args}, s, nil); known && b > 0 {
+				found = b
+			}
+			return true
+		})
+	}
+	check(l.Cond)
+	for _, st := range l.Body {
+		switch st := st.(type) {
+		case *ir.Call:
+			check(ir.CallExpr{Callee: st.Callee, Args: st.Args})
+		case *ir.Assign:
+			check(st.Value)
+		default:
+			return found
+		}
+		if found > 0 {
+			break
+		}
+	}
+	return found
 }
 
 // completesTransfer reports whether l repeats a transfer until it has
@@ -245,15 +286,20 @@ func tripSource(o Origin) TripSource {
 // headQueries records, before the trip count is worked out, the values of
 // the container size queries the front-end hoisted from a loop's
 // condition to the start of its body ("i < v.size()"), so that the
-// condition's bound is known at entry.
+// condition's bound is known at entry. The other calls hoisted from the
+// condition have not run yet: an earlier call of the same routine, or an
+// earlier value of the variable their result goes to, must not decide it
+// ("while (fread(&x, 8, 1, f) == 1)" after another fread).
 func (w *walker) headQueries(l *ir.Loop) {
 	for _, st := range l.Body {
 		c, ok := st.(*ir.Call)
 		if !ok {
 			return
 		}
-		if v, ok := w.containerQuery(c); ok {
-			w.env.calls.set(c.Callee, v)
+		v, _ := w.containerQuery(c)
+		w.env.calls.set(c.Callee, v)
+		if c.Result != "" && v.Kind == Unknown {
+			w.env.Set(c.Result, Value{})
 		}
 	}
 }
