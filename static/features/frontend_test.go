@@ -193,11 +193,7 @@ int main(void) {
   return 0;
 }
 `)
-	f, err := cfront.Parse("p.c", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	blocks := buildC(t, src)
 	if p := find(t, blocks, FunctionBlock, "store").Params; p.Bytes != 4096*8 || p.RuntimeOps != 4096*8*DeflateOpsPerByte {
 		t.Errorf("store: bytes %v, runtime ops %v; want %v, %v", p.Bytes, p.RuntimeOps, 4096*8, 4096*8*DeflateOpsPerByte)
 	}
@@ -240,11 +236,7 @@ int main(void) {
   return 0;
 }
 `)
-	f, err := cfront.Parse("p.c", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	blocks := buildC(t, src)
 	save := find(t, blocks, FunctionBlock, "save")
 	// 1000 fwrite calls, and note's fprintf on half the iterations.
 	if p := save.Params; p.Calls != 1500 {
@@ -266,4 +258,51 @@ int main(void) {
 	if vias["die"] || !vias["note"] {
 		t.Errorf("save's causes come through %v, want note and not die", vias)
 	}
+}
+
+// TestStraightLineLoops: the work of an innermost loop with neither calls
+// nor branches counts pdg.StraightLineOpsPerCycle operations per cycle; a loop
+// that calls a routine counts one per cycle.
+func TestStraightLineLoops(t *testing.T) {
+	src := []byte(`#include <math.h>
+#define N 1000
+static double a[N], b[N];
+void dot(double *s) {
+  for (int i = 0; i < N; i++)
+    *s += a[i] * b[i];
+}
+void roots(void) {
+  for (int i = 0; i < N; i++)
+    a[i] = sqrt(b[i]);
+}
+int main(void) {
+  double s = 0;
+  dot(&s);
+  roots();
+  return 0;
+}
+`)
+	blocks := buildC(t, src)
+	dot := find(t, blocks, FunctionBlock, "dot").Children[0]
+	// Per iteration: the step of the counted loop (1), the compound
+	// assignment (2), the multiplication (1).
+	const n = 1000
+	if want := float64(n*4) / pdg.StraightLineOpsPerCycle; dot.Params.Work != want {
+		t.Errorf("dot loop: work %v, want %v", dot.Params.Work, want)
+	}
+	roots := find(t, blocks, FunctionBlock, "roots").Children[0]
+	if roots.Params.Work < n*4 {
+		t.Errorf("roots loop: work %v, want at least %v (one operation per cycle)", roots.Params.Work, n*4)
+	}
+}
+
+// buildC parses a C program and returns its blocks.
+func buildC(t *testing.T, src []byte) []Block {
+	t.Helper()
+	f, err := cfront.Parse("p.c", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	return blocks
 }

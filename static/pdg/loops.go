@@ -48,8 +48,12 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 			w.env.Set(counter, Eval(final, w.env))
 		}
 	}
-	if l.Var != "" && len(n.Children) == 0 && storesOnly(l.Body, l.Var) {
-		n.Work /= VectorWidth
+	if len(n.Children) == 0 {
+		if l.Var != "" && storesOnly(l.Body, l.Var) {
+			n.Work /= VectorWidth
+		} else {
+			n.Work /= StraightLineOpsPerCycle
+		}
 	}
 	parent.Children = append(parent.Children, n)
 }
@@ -66,6 +70,12 @@ type loopTrip struct {
 // counted loop that only stores into arrays (a fill or a copy): the
 // elements one SIMD instruction handles.
 const VectorWidth = 8
+
+// StraightLineOpsPerCycle is how many operations a core retires per
+// cycle in the other innermost loops with neither calls nor branches:
+// such loops keep several independent operations in flight, where code
+// with calls and branches retires about one.
+const StraightLineOpsPerCycle = 2
 
 // storesOnly reports whether body is made only of assignments to array
 // elements computed from the loop variable v: no scalar updates
