@@ -56,8 +56,9 @@
 // # Not modelled
 //
 // These degrade instead of failing: keyword argument names are dropped
-// (values are kept in order); array sections and substrings in
-// expressions, array constructors, complex literals and defined
+// (values are kept in order); a subscript range lo:hi is Binary{":"} (a
+// nil side for an omitted bound), but a bare ":" and strided triplets,
+// array constructors, complex literals and defined
 // operators are Unknown with their source text; CASE values are dropped;
 // INTERFACE blocks, derived-type and ENUM definitions are skipped (a
 // derived type's size is 0); DATA, EQUIVALENCE, NAMELIST, FORMAT, ENTRY

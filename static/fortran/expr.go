@@ -354,8 +354,7 @@ func (p *parser) args() (args []ir.Expr, section bool) {
 			}
 			if p.isOp(":") || p.isOp("::") {
 				section = true
-				p.triplet()
-				x = ir.Unknown{Text: p.text(start, p.i)}
+				x = p.sectionSubscript(x, start)
 			}
 			args = append(args, x)
 		}
@@ -367,15 +366,31 @@ func (p *parser) args() (args []ir.Expr, section bool) {
 	return args, section
 }
 
-// triplet skips the ":hi:stride" rest of a subscript triplet, parsing
-// (and so hoisting calls of) its bounds.
-func (p *parser) triplet() {
+// sectionSubscript parses the ":hi" or ":hi:stride" rest of a subscript
+// triplet whose lower bound lo (nil when omitted) began at start: a range
+// with a bound, lo:hi, is Binary{":", lo, hi} (a nil side for an omitted
+// bound); a bare ":" and triplets with a stride stay Unknown with their
+// text. Their bounds are parsed (and their calls hoisted) either way.
+func (p *parser) sectionSubscript(lo ir.Expr, start int) ir.Expr {
+	var hi ir.Expr
+	parts := 0
 	for p.isOp(":") || p.isOp("::") {
+		parts++
+		if p.isOp("::") {
+			parts++
+		}
 		p.next()
 		if t := p.peek(); t.kind != tEOF && t.s != ":" && t.s != "::" && t.s != "," && t.s != ")" {
-			p.expr()
+			x := p.expr()
+			if parts == 1 {
+				hi = x
+			}
 		}
 	}
+	if parts == 1 && (lo != nil || hi != nil) {
+		return ir.Binary{Op: ":", L: lo, R: hi}
+	}
+	return ir.Unknown{Text: p.text(start, p.i)}
 }
 
 // extent converts a declared or allocated bound "lo:hi" to an extent

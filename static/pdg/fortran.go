@@ -309,6 +309,56 @@ func (w *walker) section(x ir.Index, v *ir.Var) (int64, bool) {
 	return n, true
 }
 
+// sectionElems returns the elements an array-section assignment computes
+// ("c(:, j) = c(:, j) - a(:, k) * b(j, k)"): those of the first section
+// of known size its value refers to, the variables of the counted loops
+// around at their mean values ("a(j:nb, j)" in "do j = 1, nb"), else 1
+// (an element assignment, or sections of unknown size).
+func (w *walker) sectionElems(x ir.Expr) int64 {
+	saved := w.env
+	w.env = w.meanEnv(x)
+	defer func() { w.env = saved }()
+	n := int64(1)
+	ir.Any(x, func(y ir.Expr) bool {
+		ix, ok := y.(ir.Index)
+		if !ok || !isSection(ix) {
+			return false
+		}
+		r, ok := ix.X.(ir.Ref)
+		if !ok {
+			return false
+		}
+		v := w.env.Var(r.Name)
+		if v == nil {
+			return false
+		}
+		if k, ok := w.section(ix, v); ok && k > 0 {
+			n = k
+			return true
+		}
+		return false
+	})
+	return n
+}
+
+// isSection reports whether an index expression selects a section: one
+// of its subscripts is a range or a triplet.
+func isSection(x ir.Index) bool {
+	for _, i := range x.Idx {
+		switch i := i.(type) {
+		case ir.Binary:
+			if i.Op == ":" {
+				return true
+			}
+		case ir.Unknown:
+			if strings.Contains(i.Text, ":") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // sectionExtent returns the extent lo:hi of dimension k, an omitted bound
 // being the dimension's own (its declared extent, or the allocated extent
 // of a one-dimensional array).

@@ -36,7 +36,8 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	w.markSeeks(l.Body)
-	w.trips = append(w.trips, loopTrip{n.Trip, n.TripSource == TripDefault, l.Body})
+	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault, body: l.Body,
+		v: l.Var, mid: w.midValue(l, n)})
 	w.walk(l.Body, n)
 	w.trips = w.trips[:len(w.trips)-1]
 	for name := range assigned {
@@ -59,11 +60,65 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 }
 
 // loopTrip is the trip count of a loop around the statement being walked,
-// and whether it is a default.
+// and whether it is a default; for a counted loop, its variable and the
+// mean value the variable takes.
 type loopTrip struct {
 	n    int64
 	def  bool
 	body ir.Block
+	v    string
+	mid  Value
+}
+
+// midValue returns the mean value of the variable of the counted loop l
+// whose trip count n was found from known bounds: lo + step × (n − 1) / 2,
+// with origin Bound. It is Unknown for other loops.
+func (w *walker) midValue(l *ir.Loop, n *Node) Value {
+	if l.Var == "" || l.Lo == nil || n.TripSource == TripDefault || n.Trip < 1 {
+		return Value{}
+	}
+	env := w.meanEnv(l.Lo, l.Step)
+	lo, ok := Eval(l.Lo, env).Int()
+	if !ok {
+		return Value{}
+	}
+	step := int64(1)
+	if l.Step != nil {
+		if step, ok = Eval(l.Step, env).Int(); !ok {
+			return Value{}
+		}
+	}
+	return IntValue(lo+step*(n.Trip-1)/2, Bound)
+}
+
+// meanEnv returns the environment with the variables of the counted loops
+// around, that xs mention, at their mean values (w.env itself when xs
+// mention none).
+func (w *walker) meanEnv(xs ...ir.Expr) *Env {
+	env := w.env
+	for _, t := range w.trips {
+		if t.v == "" || t.mid.Kind == Unknown || !slices.ContainsFunc(xs, func(x ir.Expr) bool { return x != nil && mentions(x, t.v) }) {
+			continue
+		}
+		if env == w.env {
+			env = w.env.Clone()
+		}
+		env.Set(t.v, t.mid)
+	}
+	return env
+}
+
+// nestedTrip returns the trip count of a counted loop whose bounds depend
+// on the variables of the counted loops around it ("for (j = i + 1; j <
+// n; j++)", "do i = k + 1, nt"): its count with each of those at its mean
+// value, the mean count over the outer iterations, with origin Bound.
+func (w *walker) nestedTrip(l *ir.Loop, step Value) (int64, bool) {
+	env := w.meanEnv(l.Lo, l.Hi)
+	if env == w.env {
+		return 0, false
+	}
+	n, _, ok := counted(Eval(l.Lo, env), Eval(l.Hi, env), step, l.Inclusive)
+	return n, ok && n > 0
 }
 
 // VectorWidth is the factor by which compilers speed up an innermost
@@ -108,6 +163,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		if n, o, ok := counted(Eval(l.Lo, w.env), Eval(l.Hi, w.env), step, l.Inclusive); ok {
 			return n, tripSource(o)
+		}
+		if n, ok := w.nestedTrip(l, step); ok {
+			return n, TripBound
 		}
 		return def, defSrc
 	}

@@ -147,6 +147,8 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 				work *= float64(n)
 			}
 		}
+	} else if w.fortran() {
+		work *= float64(w.sectionElems(s.Value))
 	}
 	parent.Work += work
 	if s.Partial {

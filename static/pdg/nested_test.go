@@ -1,0 +1,67 @@
+package pdg
+
+import (
+	"testing"
+)
+
+// TestNestedBounds: a counted loop whose bounds depend on the variables
+// of the counted loops around it runs its count with those at their mean
+// values (a triangular nest runs about half its square); a Fortran
+// section assignment costs the elements of its section.
+func TestNestedBounds(t *testing.T) {
+	c := []source{cSrc(`#include <stdio.h>
+#define N 100
+int main(void) {
+    FILE *f = fopen("lu.txt", "w");
+    for (int i = 0; i < N; i++)               /* i loop */
+        for (int j = i + 1; j < N; j++)       /* j loop */
+            for (int k = j; k < N; k += 2)    /* k loop */
+                fputc('x', f);
+    return 0;
+}
+`)}
+	f90 := []source{{"prog.f90", `program chol
+  implicit none
+  integer, parameter :: nt = 12, nb = 64
+  real(8) :: a(nb, nb), c(nb, nb)
+  integer :: i, j, k
+  do k = 1, nt                ! k loop
+     do i = k + 1, nt         ! i loop
+        do j = 1, nb          ! j loop
+           c(:, j) = c(:, j) - a(:, k) * a(j, k)   ! column update
+        end do
+     end do
+  end do
+end program
+`}}
+	for _, tc := range []struct {
+		srcs []source
+		loop string
+		trip int64
+		src  TripSource
+	}{
+		{c, "i loop", 100, TripConstant},
+		{c, "j loop", 50, TripBound},  // i at its mean, 49 (49.5 truncated): j from 50 to 99
+		{c, "k loop", 13, TripBound},  // j at its mean, 50 + 49/2 = 74: k = 74, 76, ..., 98
+		{f90, "i loop", 6, TripBound}, // k at its mean, 1 + 11/2 = 6: i = 7..12
+	} {
+		g := buildSources(t, Options{}, tc.srcs...)
+		file, line := lineOf(t, tc.loop, tc.srcs)
+		l := nodeAt(g.Entry, LoopNode, file, line)
+		if l == nil {
+			t.Fatalf("%s: no loop", tc.loop)
+		}
+		if l.Trip != tc.trip || l.TripSource != tc.src {
+			t.Errorf("%s: trip %d (%s), want %d (%s)", tc.loop, l.Trip, l.TripSource, tc.trip, tc.src)
+		}
+	}
+	g := buildSources(t, Options{}, f90...)
+	file, line := lineOf(t, "j loop", f90)
+	l := nodeAt(g.Entry, LoopNode, file, line)
+	// The column update: a multiplication, a subtraction and the store,
+	// on each of the nb elements of the column, then the step of the
+	// counted loop; a loop that only stores into arrays is vectorised.
+	if want := (3.0*64 + 1) / VectorWidth; l.Work != want {
+		t.Errorf("column update: work %v per iteration, want %v", l.Work, want)
+	}
+}
