@@ -427,7 +427,7 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 	}
 	step, ok := w.counterStep(l.Body, r.Name)
 	if !ok {
-		return 0, 0, false
+		return w.nestedCount(l, r.Name, op, boundX)
 	}
 	start, bound := Eval(r, w.env), Eval(boundX, w.env)
 	s, _ := step.Int()
@@ -442,6 +442,33 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 		return counted(start, bound, step, true)
 	}
 	return 0, 0, false
+}
+
+// nestedCount bounds a loop whose counter v, tested "v < K" or "v <= K",
+// is only counted up inside nested blocks ("while (nf < 3 && fgets(line,
+// ...)) while (...) fields[nf++] = ..."): each iteration steps it once
+// at least, so the loop runs at most K − v times, with origin Bound.
+func (w *walker) nestedCount(l *ir.Loop, v, op string, boundX ir.Expr) (int64, Origin, bool) {
+	if op != "<" && op != "<=" {
+		return 0, 0, false
+	}
+	up, other := false, false
+	visitStmts(l.Body, func(s ir.Stmt) {
+		a, ok := s.(*ir.Assign)
+		if !ok || a.Target != v {
+			return
+		}
+		if st, known := w.stepOf(a, v).Int(); known && st > 0 {
+			up = true
+		} else {
+			other = true
+		}
+	})
+	if !up || other {
+		return 0, 0, false
+	}
+	n, _, ok := counted(Eval(ir.Ref{Name: v}, w.env), Eval(boundX, w.env), IntValue(1, Literal), op == "<=")
+	return n, Bound, ok
 }
 
 // flip mirrors a comparison: a < b is b > a.

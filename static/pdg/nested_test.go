@@ -65,3 +65,36 @@ end program
 		t.Errorf("column update: work %v per iteration, want %v", l.Work, want)
 	}
 }
+
+// TestNestedCounter: a loop whose counter is only counted up in a nested
+// loop runs at most to its bound (three header fields, however many
+// lines hold them).
+func TestNestedCounter(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "r");
+    char line[256];
+    int fields[3], nf = 0;
+    while (nf < 3 && fgets(line, sizeof line, f)) {   /* header loop */
+        char *p = line, *end;
+        while (nf < 3) {
+            long v = strtol(p, &end, 10);
+            if (end == p) break;
+            fields[nf++] = (int)v;
+            p = end;
+        }
+    }
+    return fields[0];
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	file, line := lineOf(t, "header loop", src)
+	l := nodeAt(g.Entry, LoopNode, file, line)
+	if l == nil {
+		t.Fatal("no header loop")
+	}
+	if l.Trip != 3 || l.TripSource != TripBound {
+		t.Errorf("header loop: trip %d (%s), want 3 (bound)", l.Trip, l.TripSource)
+	}
+}
