@@ -111,11 +111,7 @@ int main(int argc, char **argv) {
 		{"record loop", DefaultReadTrip},
 		{"posix loop", DefaultReadBytes / (256 << 10)},
 	} {
-		file, line := lineOf(t, c.loop, src)
-		l := nodeAt(g.Entry, LoopNode, file, line)
-		if l == nil {
-			t.Fatalf("%s: no loop", c.loop)
-		}
+		l := entryLoop(t, g, src, c.loop)
 		if l.Trip != c.trip {
 			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
 		}

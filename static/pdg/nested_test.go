@@ -45,19 +45,12 @@ end program
 		{c, "k loop", 13, TripBound},  // j at its mean, 50 + 49/2 = 74: k = 74, 76, ..., 98
 		{f90, "i loop", 6, TripBound}, // k at its mean, 1 + 11/2 = 6: i = 7..12
 	} {
-		g := buildSources(t, Options{}, tc.srcs...)
-		file, line := lineOf(t, tc.loop, tc.srcs)
-		l := nodeAt(g.Entry, LoopNode, file, line)
-		if l == nil {
-			t.Fatalf("%s: no loop", tc.loop)
-		}
+		l := entryLoop(t, buildSources(t, Options{}, tc.srcs...), tc.srcs, tc.loop)
 		if l.Trip != tc.trip || l.TripSource != tc.src {
 			t.Errorf("%s: trip %d (%s), want %d (%s)", tc.loop, l.Trip, l.TripSource, tc.trip, tc.src)
 		}
 	}
-	g := buildSources(t, Options{}, f90...)
-	file, line := lineOf(t, "j loop", f90)
-	l := nodeAt(g.Entry, LoopNode, file, line)
+	l := entryLoop(t, buildSources(t, Options{}, f90...), f90, "j loop")
 	// The column update: a multiplication, a subtraction and the store,
 	// on each of the nb elements of the column, then the step of the
 	// counted loop; a loop that only stores into arrays is vectorised.
@@ -88,12 +81,7 @@ int main(int argc, char **argv) {
     return fields[0];
 }
 `)}
-	g := buildSources(t, Options{}, src...)
-	file, line := lineOf(t, "header loop", src)
-	l := nodeAt(g.Entry, LoopNode, file, line)
-	if l == nil {
-		t.Fatal("no header loop")
-	}
+	l := entryLoop(t, buildSources(t, Options{}, src...), src, "header loop")
 	if l.Trip != 3 || l.TripSource != TripBound {
 		t.Errorf("header loop: trip %d (%s), want 3 (bound)", l.Trip, l.TripSource)
 	}

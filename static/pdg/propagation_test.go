@@ -75,6 +75,18 @@ func nodeAt(n *Node, kind Kind, file string, line int) *Node {
 	return nil
 }
 
+// entryLoop returns the loop on the line marked marker in the entry
+// function (callees not entered).
+func entryLoop(t *testing.T, g *Graph, srcs []source, marker string) *Node {
+	t.Helper()
+	file, line := lineOf(t, marker, srcs)
+	l := nodeAt(g.Entry, LoopNode, file, line)
+	if l == nil {
+		t.Fatalf("no loop at %s:%d (%q)", file, line, marker)
+	}
+	return l
+}
+
 // loopVia returns the loop on the line marked loop in the function
 // instance reached from the entry through the calls on the lines marked
 // by path, in order.
