@@ -242,9 +242,9 @@ type Node struct {
 	Lang      ir.Lang
 	Context   string // the calling context of this instance (see callContext.key); "" for the generic one
 	Reachable bool   // reached from the entry
-	// Result is the number the function returns in this context: the
+	// Result is the value the function returns in this context: the
 	// value of the last statement of its body when that is a return
 	// (earlier returns are most often error paths) of a number that is
-	// not negative (-1 is an error code), else unknown.
+	// not negative (-1 is an error code) or of a handle, else unknown.
 	Result Value
 }

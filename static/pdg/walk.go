@@ -24,7 +24,7 @@ type walker struct {
 	// (push_back in loops), with the number of loops around their
 	// declarations.
 	grown map[string]int
-	// result is the number the function returns (Node.Result).
+	// result is the value the function returns (Node.Result).
 	result Value
 }
 
@@ -51,8 +51,9 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 	if parent == w.fn && len(blk) > 0 {
 		if r, ok := blk[len(blk)-1].(*ir.Return); ok && r.Value != nil {
 			// A negative result is an error code (-1), not a number the
-			// caller computes with.
-			if v := Eval(r.Value, w.env); v.Kind == Int && v.I >= 0 || v.Kind == Float && v.F >= 0 {
+			// caller computes with. A handle (a file or dataset a helper
+			// opens and returns) keeps what the helper knew of it.
+			if v := Eval(r.Value, w.env); v.Kind == Int && v.I >= 0 || v.Kind == Float && v.F >= 0 || v.Kind == HandleVal {
 				w.result = v
 			}
 		}
