@@ -156,3 +156,32 @@ int main(void) {
 		t.Errorf("column read: %d bytes, want %d", r.IO.Bytes, want)
 	}
 }
+
+// TestImpliedByEquality: in the side of a branch where "fill == CHUNK"
+// holds, fill is CHUNK, so a write of fill records has a known size.
+func TestImpliedByEquality(t *testing.T) {
+	src := []source{cSrc(`#include <unistd.h>
+#define CHUNK 4096
+#define RECSZ 64
+static unsigned char buf[CHUNK * RECSZ];
+int main(void) {
+    size_t fill = 0;
+    for (int i = 0; i < 100000; i++) {
+        if (++fill == CHUNK) {
+            write(3, buf, fill * RECSZ); /* batch write */
+            fill = 0;
+        }
+    }
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	file, line := lineOf(t, "batch write", src)
+	wr := nodeAt(g.Entry, IONode, file, line)
+	if wr == nil {
+		t.Fatal("no batch write")
+	}
+	if !wr.IO.BytesKnown || wr.IO.Bytes != 4096*64 {
+		t.Errorf("batch write: %d bytes (known %v), want %d", wr.IO.Bytes, wr.IO.BytesKnown, 4096*64)
+	}
+}

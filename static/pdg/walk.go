@@ -544,6 +544,9 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			a.Pos = blk[0].Position()
 		}
 		w.env = base.Clone()
+		if i == 0 && cond != nil {
+			w.impliedValues(cond)
+		}
 		w.walk(blk, a)
 		envs[i] = w.env
 		n.Children = append(n.Children, a)
@@ -562,6 +565,32 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 		w.env.merge(envs)
 	}
 	parent.Children = append(parent.Children, n)
+}
+
+// impliedValues sets, for the side of a branch where cond holds, the
+// variables cond tests for equality with a known value: in "if (fill ==
+// CHUNK) write(fd, buf, fill * RECSZ)", fill is CHUNK. Conjunctions give
+// each of their tests.
+func (w *walker) impliedValues(cond ir.Expr) {
+	c, ok := cond.(ir.Binary)
+	if !ok {
+		return
+	}
+	switch c.Op {
+	case "&&":
+		w.impliedValues(c.L)
+		w.impliedValues(c.R)
+	case "==":
+		for _, side := range [][2]ir.Expr{{c.L, c.R}, {c.R, c.L}} {
+			r, ok := side[0].(ir.Ref)
+			if !ok || w.env.Var(r.Name) == nil {
+				continue
+			}
+			if v := Eval(side[1], w.env); v.Known() && Eval(r, w.env).Kind == Unknown {
+				w.env.Set(r.Name, v)
+			}
+		}
+	}
 }
 
 // lastLine returns the line of the last statement of the blocks.
