@@ -6,12 +6,15 @@ import (
 	"github.com/iolens/iolens/static/ir"
 )
 
-// abortingRoutines are library routines that end the program instead of
-// returning (exit, abort and their kin arrive as Jump "exit" from the C
-// front-end).
-var abortingRoutines = map[string]bool{
-	"mpi_abort": true, "pmpi_abort": true, "err": true, "errx": true, "verr": true, "verrx": true,
-	"__assert_fail": true, "terminate": true,
+// aborts reports whether the library routine name ends the program
+// instead of returning (exit, abort and their kin arrive as Jump "exit"
+// from the C front-end).
+func aborts(name string) bool {
+	switch strings.ToLower(strings.TrimPrefix(name, "std::")) {
+	case "mpi_abort", "pmpi_abort", "err", "errx", "verr", "verrx", "__assert_fail", "terminate":
+		return true
+	}
+	return false
 }
 
 // ends reports whether st ends the program wherever it runs: an exit,
@@ -42,7 +45,7 @@ func (w *walker) neverReturns(c *ir.Call) bool {
 	if c.Indirect || c.Callee == "" {
 		return false
 	}
-	if abortingRoutines[strings.ToLower(strings.TrimPrefix(c.Callee, "std::"))] {
+	if aborts(c.Callee) {
 		return true
 	}
 	d, ok := w.b.resolveCall(c, w.d, w.env)
