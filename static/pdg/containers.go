@@ -114,8 +114,8 @@ func (w *walker) containerQuery(c *ir.Call) (Value, bool) {
 			return Value{}, false
 		}
 	case ir.Field:
-		n, ok := w.b.memberSizes[r.Name]
-		if !ok || n < 0 {
+		n, ok := w.memberSize(r.Name)
+		if !ok {
 			return Value{}, false
 		}
 		s = shape{dims: []int64{n}, origin: Propagated}
@@ -214,4 +214,11 @@ func (w *walker) memberContainerCall(c *ir.Call, parent *Node) bool {
 	}
 	w.unknownCall(c, parent)
 	return true
+}
+
+// memberSize returns the size of the container held in the member name,
+// as the walk has seen it filled, and false when unknown.
+func (w *walker) memberSize(name string) (int64, bool) {
+	n, ok := w.b.memberSizes[name]
+	return n, ok && n >= 0
 }

@@ -182,7 +182,7 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 				return s.count(), tripSource(s.origin)
 			}
 		case ir.Field:
-			if n, ok := w.b.memberSizes[r.Name]; ok && n >= 0 {
+			if n, ok := w.memberSize(r.Name); ok {
 				return n, TripPropagated
 			}
 		}
