@@ -145,12 +145,7 @@ int main(void) {
     return 0;
 }
 `)}
-	g := buildSources(t, Options{}, src...)
-	file, line := lineOf(t, "column read", src)
-	r := nodeAt(g.Entry, IONode, file, line)
-	if r == nil {
-		t.Fatal("no column read")
-	}
+	r := entryNode(t, buildSources(t, Options{}, src...), src, IONode, "column read")
 	// 32 chunks of 128 x 40 doubles: 1.3 MB, more than the chunk cache.
 	if want := int64(32 * 128 * 40 * 8); r.IO.Bytes != want {
 		t.Errorf("column read: %d bytes, want %d", r.IO.Bytes, want)
@@ -175,12 +170,7 @@ int main(void) {
     return 0;
 }
 `)}
-	g := buildSources(t, Options{}, src...)
-	file, line := lineOf(t, "batch write", src)
-	wr := nodeAt(g.Entry, IONode, file, line)
-	if wr == nil {
-		t.Fatal("no batch write")
-	}
+	wr := entryNode(t, buildSources(t, Options{}, src...), src, IONode, "batch write")
 	if !wr.IO.BytesKnown || wr.IO.Bytes != 4096*64 {
 		t.Errorf("batch write: %d bytes (known %v), want %d", wr.IO.Bytes, wr.IO.BytesKnown, 4096*64)
 	}

@@ -79,12 +79,19 @@ func nodeAt(n *Node, kind Kind, file string, line int) *Node {
 // function (callees not entered).
 func entryLoop(t *testing.T, g *Graph, srcs []source, marker string) *Node {
 	t.Helper()
+	return entryNode(t, g, srcs, LoopNode, marker)
+}
+
+// entryNode returns the node of kind on the line marked marker in the
+// entry function (callees not entered).
+func entryNode(t *testing.T, g *Graph, srcs []source, kind Kind, marker string) *Node {
+	t.Helper()
 	file, line := lineOf(t, marker, srcs)
-	l := nodeAt(g.Entry, LoopNode, file, line)
-	if l == nil {
-		t.Fatalf("no loop at %s:%d (%q)", file, line, marker)
+	n := nodeAt(g.Entry, kind, file, line)
+	if n == nil {
+		t.Fatalf("no %s node at %s:%d (%q)", kind, file, line, marker)
 	}
-	return l
+	return n
 }
 
 // loopVia returns the loop on the line marked loop in the function
