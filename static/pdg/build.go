@@ -44,6 +44,9 @@ type builder struct {
 	// name, as the walk has seen them filled so far (-1: unknown); see
 	// walker.memberContainerCall.
 	memberSizes map[string]int64
+	// sizes are what the files the program wrote hold so far in the walk,
+	// by Handle.Key.
+	sizes map[string]extent
 	// noReturn tells, of the program functions looked at, which never
 	// return (see walker.neverReturns).
 	noReturn map[*ir.Func]bool
@@ -93,6 +96,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		datasets:      map[string]*Handle{},
 		noReturn:      map[*ir.Func]bool{},
 		memberSizes:   map[string]int64{},
+		sizes:         map[string]extent{},
 		instances:     map[*ir.Func]map[string]*Node{},
 		active:        map[*ir.Func]bool{},
 		units:         map[string]*Handle{},

@@ -197,6 +197,11 @@ func binary(op string, l, r Value) Value {
 			return boolValue(op == "&&" && lt && rt || op == "||" && (lt || rt), o)
 		}
 		return Value{}
+	case "//", "+":
+		// Fortran's concatenation, and C++'s on std::string.
+		if l.Kind == Str && r.Kind == Str {
+			return builtStr(l.S+r.S, o)
+		}
 	case "==", "!=":
 		if l.Kind == Sym && r.Kind == Sym {
 			return boolValue((l.S == r.S) == (op == "=="), o)
@@ -334,10 +339,26 @@ var pureFuncs = sync.OnceValue(func() map[string]func(env *Env, args []Value) Va
 		"real":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
 		"dble":                   func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
 		"float":                  func(_ *Env, a []Value) Value { return conv(a, ir.Type{Name: "real"}) },
+		"trim":                   func(_ *Env, a []Value) Value { return strValue(a, trimBlanks) },
+		"adjustl":                func(_ *Env, a []Value) Value { return strValue(a, strings.TrimSpace) },
+		"string":                 func(_ *Env, a []Value) Value { return strValue(a, func(s string) string { return s }) },
 		"command_argument_count": argCount,
 		"iargc":                  argCount,
 	}
 })
+
+// strValue applies f to a single string argument.
+func strValue(a []Value, f func(string) string) Value {
+	if len(a) != 1 || a[0].Kind != Str {
+		return Value{}
+	}
+	v := a[0]
+	v.S = f(v.S)
+	return v
+}
+
+// trimBlanks is Fortran's TRIM: the string without its trailing blanks.
+func trimBlanks(s string) string { return strings.TrimRight(s, " ") }
 
 // argCount is Fortran's COMMAND_ARGUMENT_COUNT (and IARGC).
 func argCount(env *Env, _ []Value) Value {

@@ -41,7 +41,13 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 			}
 		}
 	}
-	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: sem.Routine, Pos: s.Pos, IO: io, Taken: -1})
+	if sem.Op == iosem.Write {
+		io.Records = 1
+	}
+	if s.Op == "inquire" {
+		w.inquireSize(s)
+	}
+	w.addIO(parent, &Node{Kind: IONode, Name: sem.Routine, Pos: s.Pos, IO: io, Taken: -1})
 }
 
 // internalFile reports whether a READ or WRITE works on a character
@@ -63,13 +69,13 @@ func (w *walker) internalFile(s *ir.FortranIO) bool {
 func (w *walker) internalIO(s *ir.FortranIO, parent *Node) {
 	parent.Work += iosem.FortranStatementOps + float64(max(len(s.Items), 1))*iosem.FormatOpsPerItem
 	src := Eval(s.Unit, w.env)
-	if s.Op == "write" || src.Kind != Str {
-		if s.Op == "write" {
-			w.env.Kill(baseName(s.Unit))
-		} else {
-			for _, it := range s.Items {
-				w.env.Kill(baseName(it))
-			}
+	if s.Op == "write" {
+		w.internalName(s)
+		return
+	}
+	if src.Kind != Str {
+		for _, it := range s.Items {
+			w.env.Kill(baseName(it))
 		}
 		return
 	}
@@ -97,11 +103,9 @@ func (w *walker) internalIO(s *ir.FortranIO, parent *Node) {
 func (w *walker) fortranOpen(s *ir.FortranIO) *Handle {
 	h := w.newHandle(FileHandle, iosem.Fortran, s.Pos)
 	if f, ok := s.Specs["file"]; ok {
-		if v := Eval(f, w.env); v.Kind == Str {
-			h.Name = strings.TrimSpace(v.S)
-		} else {
-			h.NameVar = baseName(f)
-		}
+		v := Eval(f, w.env)
+		v.S = strings.TrimSpace(v.S)
+		h.setName(v, f)
 	}
 	access := iosem.SpecString(s, "access")
 	form := iosem.SpecString(s, "form")

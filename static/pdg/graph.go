@@ -78,6 +78,10 @@ const (
 	// TripTransfer is a loop that repeats a read or write until the
 	// request is complete: once, as the call moves all it is asked for.
 	TripTransfer TripSource = "transfer"
+	// TripWritten is a loop that reads to its end a file the program
+	// wrote earlier: as many times as the file has records or lines, or
+	// as its bytes hold requests.
+	TripWritten TripSource = "written"
 )
 
 // Default options.
@@ -101,6 +105,12 @@ const (
 	// read(...)) > 0)): such loops run to the end of a file, chunk by
 	// chunk or record by record, and files hold many of them.
 	DefaultReadTrip = 1000
+	// DefaultRowTrip is the trip count assumed for a loop over one row of
+	// a compressed sparse matrix or one vertex's adjacency list ("for (k =
+	// rowptr[i]; k < rowptr[i + 1]; k++)") whose pointers are not known:
+	// the rows of sparse matrices and the vertices of the graphs programs
+	// store this way hold a few to a few tens of entries.
+	DefaultRowTrip = 8
 	// DefaultReadBytes is the size assumed for a file read to its end
 	// by requests of known size: a loop reading 64 KiB blocks runs
 	// DefaultReadBytes / 64 KiB times (at most DefaultReadTrip). A
@@ -247,4 +257,8 @@ type Node struct {
 	// (earlier returns are most often error paths) of a number that is
 	// not negative (-1 is an error code) or of a handle, else unknown.
 	Result Value
+
+	// writes is what one call of the instance writes into files it did
+	// not open.
+	writes writeLog
 }

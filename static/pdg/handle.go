@@ -32,8 +32,11 @@ type Handle struct {
 	// NameVar is the variable holding the file name when it is not a
 	// constant (sprintf'd names), else "".
 	NameVar string
-	Mode    iosem.Mode
-	Pos     ir.Pos // where it was opened
+	// Path is the name the program builds for the file as it runs (see
+	// Value.Built), with Wildcard for the parts not known, else "".
+	Path string
+	Mode iosem.Mode
+	Pos  ir.Pos // where it was opened
 	// Fortran OPEN: FORM='unformatted', ACCESS='direct' or 'stream',
 	// ASYNCHRONOUS='yes'.
 	Unformatted, Direct, StreamAccess, Async bool
@@ -61,6 +64,44 @@ type Handle struct {
 	Count []int64
 	// Parent is the file a dataset belongs to.
 	Parent *Handle
+
+	// openedIn is the function instance whose walk opened the file, and
+	// openScale the number of scale factors around the open (see
+	// walker.wrote); base is what the file held when opened, and written
+	// what the program wrote into it since.
+	openedIn      *Node
+	openScale     int
+	base, written extent
+	// atEnd is set by a seek to the end of the file, and reset by other
+	// seeks: ftell then returns the file's size.
+	atEnd bool
+}
+
+// setName names the file of h from the value v of the name expression x:
+// Name for a name written in the program, NameVar and Path for one it
+// builds, NameVar alone for one not known.
+func (h *Handle) setName(v Value, x ir.Expr) {
+	switch {
+	case v.Kind == Str && !v.Built:
+		h.Name = v.S
+	case v.Kind == Str:
+		h.NameVar, h.Path = baseName(x), v.S
+	default:
+		h.NameVar = baseName(x)
+	}
+}
+
+// sizeKey identifies the file for what the program wrote into it: its
+// name, written or built, else Key.
+func (h *Handle) sizeKey() string {
+	f := h.File()
+	switch {
+	case f.Name != "":
+		return "file:" + f.Name
+	case f.Path != "":
+		return "file:" + f.Path
+	}
+	return f.Key()
 }
 
 // File returns the file h belongs to: h itself, or the file of a dataset.
@@ -91,6 +132,8 @@ func (h *Handle) Label() string {
 	switch {
 	case f.Name != "":
 		return f.Name
+	case f.Path != "":
+		return f.Path
 	case f.NameVar != "":
 		return "<" + f.NameVar + ">"
 	}
@@ -108,6 +151,10 @@ type IO struct {
 	// Items is the number of data items one execution transfers (array
 	// elements, format conversions), or 0 when unknown.
 	Items int64
+	// Records is the number of records one execution of a write ends:
+	// the newlines of a formatted C or C++ write whose text is known, one
+	// for a Fortran WRITE; else 0.
+	Records int64
 	// Conversions are the conversion characters of a printf or scanf
 	// format whose text is known ("df" for "%ld %.12f\n"), or of the
 	// operands of a C++ stream insertion or extraction by their types

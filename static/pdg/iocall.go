@@ -16,7 +16,8 @@ func (w *walker) libraryCall(c *ir.Call, s iosem.Semantics, parent *Node) {
 	for _, a := range c.Args {
 		n.Work += ops(a, w.fortran()) // evaluated before the call, outside its time
 	}
-	parent.Children = append(parent.Children, n)
+	w.addIO(parent, n)
+	w.sizeQuery(c, s, io.File)
 	if s.Interface == iosem.POSIX && s.Op.IsData() && io.BytesKnown {
 		// read and write return the bytes moved: taken as the bytes asked
 		// for, so a loop over "n = read(fd, buf, BLOCK)" runs to BLOCK.
@@ -77,6 +78,9 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 			}
 		case iosem.Items:
 			io.Conversions = w.streamConversions(c.Args)
+		}
+		if s.Op == iosem.Write {
+			io.Records = w.newlines(c, s)
 		}
 	}
 	w.accessState(io, c, h)
@@ -139,11 +143,7 @@ func (w *walker) newHandle(kind HandleKind, iface iosem.Interface, pos ir.Pos) *
 func (w *walker) open(c *ir.Call, s iosem.Semantics) *Handle {
 	h := w.newHandle(FileHandle, s.Interface, c.Pos)
 	nameX := arg(c, s.File.Arg)
-	if v := Eval(nameX, w.env); v.Kind == Str {
-		h.Name = v.S
-	} else {
-		h.NameVar = baseName(nameX)
-	}
+	h.setName(Eval(nameX, w.env), nameX)
 	h.Mode = w.openMode(arg(c, s.File.Mode), s.DefaultMode)
 	h.MPI = s.Interface == iosem.MPIIO || s.Interface == iosem.PnetCDF || s.Collective
 	if p := w.handleOf(arg(c, s.Plist), s.Interface); p != nil && p.MPI {

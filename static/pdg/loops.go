@@ -1,9 +1,11 @@
 package pdg
 
 import (
+	"reflect"
+	"slices"
+
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
-	"slices"
 )
 
 // loop builds a loop node: its trip count from the bounds at entry, then
@@ -12,6 +14,7 @@ import (
 func (w *walker) loop(l *ir.Loop, parent *Node) {
 	n := &Node{Kind: LoopNode, Name: string(l.Kind), Pos: l.Pos, EndLine: l.EndLine, LoopKind: l.Kind, Taken: -1}
 	n.Trip, n.TripSource = w.tripCount(l)
+	eof := w.eofFile(l, n)
 	n.Work = ops(l.Cond, w.fortran()) + 1
 	assigned := w.assignedIn(l.Body)
 	if l.Var != "" {
@@ -27,6 +30,9 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		if v := w.env.Var(name); v != nil && v.Const && !declared[name] && name != l.Var {
 			delete(assigned, name) // a PARAMETER or const passed by reference stays
 		}
+		if Eval(ir.Ref{Name: name}, w.env).Kind == HandleVal && onlyStreamed(l.Body, name) {
+			delete(assigned, name) // a file stream inserted into stays open
+		}
 	}
 	if n.TripSource != TripTransfer {
 		// A transfer loop's body runs once, with the values from before
@@ -37,8 +43,10 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	}
 	w.markSeeks(l.Body)
 	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault, body: l.Body,
-		v: l.Var, mid: w.midValue(l, n)})
+		v: l.Var, mid: w.midValue(l, n), eof: eof})
+	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)
+	w.scale = w.scale[:len(w.scale)-1]
 	w.trips = w.trips[:len(w.trips)-1]
 	for name := range assigned {
 		w.env.Kill(name)
@@ -68,6 +76,9 @@ type loopTrip struct {
 	body ir.Block
 	v    string
 	mid  Value
+	// eof is the file a loop reads to its end, when its trip count
+	// comes from what the program wrote into it (TripWritten).
+	eof *Handle
 }
 
 // midValue returns the mean value of the variable of the counted loop l
@@ -149,6 +160,58 @@ func storesOnly(body ir.Block, v string) bool {
 	return true
 }
 
+// initOf returns the initialiser of the local x names when x is a
+// variable declared with one ("int b = start[v], e = start[v + 1];"),
+// else x.
+func (w *walker) initOf(x ir.Expr) ir.Expr {
+	if r, ok := x.(ir.Ref); ok {
+		if v := w.env.Var(r.Name); v != nil && v.Init != nil && !v.Const {
+			return v.Init
+		}
+	}
+	return x
+}
+
+// rowRange reports whether a loop runs from x[i] to x[i + 1] (x[i] + c
+// to x[i + 1]): over one row of a compressed sparse matrix or one vertex's
+// adjacency list, by the row pointers x.
+func rowRange(lo, hi ir.Expr) bool {
+	if b, ok := lo.(ir.Binary); ok && b.Op == "+" {
+		lo = b.L
+	}
+	l, lok := lo.(ir.Index)
+	h, hok := hi.(ir.Index)
+	if !lok || !hok || len(l.Idx) != 1 || len(h.Idx) != 1 || !reflect.DeepEqual(l.X, h.X) {
+		return false
+	}
+	next, ok := h.Idx[0].(ir.Binary)
+	if !ok || next.Op != "+" || !reflect.DeepEqual(next.L, l.Idx[0]) {
+		return false
+	}
+	one, ok := next.R.(ir.Int)
+	return ok && one.V == 1
+}
+
+// onlyStreamed reports whether the only stores into name in body are
+// insertions and extractions ("out << x", "in >> x"), which leave the
+// stream it holds the same.
+func onlyStreamed(body ir.Block, name string) bool {
+	only := true
+	visitStmts(body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Assign:
+			if s.Target == name && !(s.Partial && (s.Op == "<<" || s.Op == ">>")) {
+				only = false
+			}
+		case *ir.Call:
+			only = only && s.Result != name
+		case *ir.Decl:
+			only = only && s.Var.Name != name
+		}
+	})
+	return only
+}
+
 // tripCount returns how many times the body of l runs, and how that was
 // found.
 func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
@@ -167,9 +230,15 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		if n, ok := w.nestedTrip(l, step); ok {
 			return n, TripBound
 		}
+		if rowRange(w.initOf(l.Lo), w.initOf(l.Hi)) {
+			return DefaultRowTrip, defSrc
+		}
 		return def, defSrc
 	}
 	if l.Cond == nil {
+		if n, ok := w.eofTrip(l); ok {
+			return n, TripWritten
+		}
 		if l.Kind == ir.For {
 			def = int64(w.b.opts.DefaultWhileTrip) // for (;;)
 		}
@@ -203,6 +272,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 	}
 	if _, _, ok := completesTransfer(l); ok {
 		return 1, TripTransfer
+	}
+	if n, ok := w.eofTrip(l); ok {
+		return n, TripWritten
 	}
 	if readsInput(l.Cond) || readsInputFirst(l) {
 		n := int64(w.b.opts.DefaultReadTrip)

@@ -58,18 +58,24 @@ int main() {
 }
 
 // ioNodes returns the I/O nodes reached from the entry of the program,
-// in order, each with its file name when known.
+// in order, each with its file name (written or built) when known.
 func ioNodes(t *testing.T, src []source) string {
 	t.Helper()
-	g := buildSources(t, Options{}, src...)
+	return ioNodesWith(t, Options{}, src)
+}
+
+// ioNodesWith is ioNodes with options.
+func ioNodesWith(t *testing.T, opts Options, src []source) string {
+	t.Helper()
+	g := buildSources(t, opts, src...)
 	var ops []string
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		for _, c := range n.Children {
 			if c.Kind == IONode {
 				op := c.Name
-				if c.IO.File != nil && c.IO.File.Name != "" {
-					op += "(" + c.IO.File.Name + ")"
+				if f := c.IO.File; f != nil && f.Name+f.Path != "" {
+					op += "(" + f.Name + f.Path + ")"
 				}
 				ops = append(ops, op)
 			}

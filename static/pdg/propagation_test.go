@@ -497,7 +497,8 @@ end program main
 
 // TestInternalWriteIsNotIO checks that internal WRITEs into character
 // variables (a local, a dummy argument, a host's variable) make no I/O
-// node, and that the file they name is still opened.
+// node, and that the file they name is still opened, under the name they
+// built.
 func TestInternalWriteIsNotIO(t *testing.T) {
 	src := []source{f90("internal", `program main
   character(len=64) :: fname
@@ -520,8 +521,8 @@ subroutine label(s, k)
   close(10)
 end subroutine label
 `)}
-	if got := ioNodes(t, src); got != "OPEN WRITE CLOSE" {
-		t.Errorf("I/O nodes %q, want OPEN WRITE CLOSE", got)
+	if got, want := ioNodes(t, src), "OPEN(out_3) WRITE(out_3) CLOSE(out_3)"; got != want {
+		t.Errorf("I/O nodes %q, want %q", got, want)
 	}
 }
 

@@ -36,7 +36,8 @@ func (w *walker) streamCall(c *ir.Call, parent *Node) bool {
 		}
 		w.env.Set(baseName(recv), Value{Kind: HandleVal, H: io.File})
 	}
-	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
+	w.addIO(parent, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
+	w.sizeQuery(&ir.Call{Pos: c.Pos, Callee: c.Callee, Args: args, Result: c.Result}, s, io.File)
 	if s.Op == iosem.Write && hasFlushManipulator(args) {
 		fs, _ := iosem.Method("flush")
 		fs.Routine = "std::endl"
@@ -75,7 +76,7 @@ func (w *walker) freeStreamCall(c *ir.Call, parent *Node) bool {
 		return true
 	}
 	io := w.decorate(c, c.Args[1:], s, h)
-	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
+	w.addIO(parent, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
 	return true
 }
 
@@ -150,7 +151,7 @@ func (w *walker) streamDecl(d *ir.Decl, mode iosem.Mode, parent *Node) {
 	io.File.Interface = iosem.Stream
 	io.File.Mode = w.streamOpenMode(mode, args)
 	w.env.Set(v.Name, Value{Kind: HandleVal, H: io.File})
-	parent.Children = append(parent.Children, &Node{Kind: IONode, Name: v.Type.Name, Pos: d.Pos, IO: io, Taken: -1})
+	w.addIO(parent, &Node{Kind: IONode, Name: v.Type.Name, Pos: d.Pos, IO: io, Taken: -1})
 }
 
 // hasFlushManipulator reports whether a stream insertion inserts std::endl

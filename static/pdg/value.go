@@ -48,6 +48,10 @@ type Value struct {
 	S      string // Str and Sym
 	H      *Handle
 	Origin Origin
+	// Built marks a string the program assembles as it runs (sprintf,
+	// strcat, concatenation, a Fortran internal WRITE), such as a path
+	// made of a directory argument and a file name.
+	Built bool
 }
 
 // IntValue returns an integer value.
@@ -58,6 +62,13 @@ func FloatValue(f float64, o Origin) Value { return Value{Kind: Float, F: f, Ori
 
 // StrValue returns a string value.
 func StrValue(s string, o Origin) Value { return Value{Kind: Str, S: s, Origin: o} }
+
+// builtStr returns a string the program assembles (see Value.Built).
+func builtStr(s string, o Origin) Value {
+	v := StrValue(s, o)
+	v.Built = true
+	return v
+}
 
 // Known reports whether v is a number.
 func (v Value) Known() bool { return v.Kind == Int || v.Kind == Float }

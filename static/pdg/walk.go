@@ -20,6 +20,10 @@ type walker struct {
 	// trips are the loops around the statement being walked, innermost
 	// last.
 	trips []loopTrip
+	// scale are the factors by which the statement being walked runs per
+	// call of the function: the trip counts of the loops and the odds of
+	// the branch sides around it, innermost last.
+	scale []float64
 	// grown are the local containers the walk follows the growth of
 	// (push_back in loops), with the number of loops around their
 	// declarations.
@@ -211,6 +215,7 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 	var v Value
 	if n.Target != nil {
 		v = n.Target.Result
+		w.calleeWrote(n.Target)
 	}
 	w.setResult(c, v)
 }
@@ -296,6 +301,9 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 		// same routine (a second stream constructed in the function).
 		w.env.calls.set(c.Callee, Value{})
 		v = Eval(ir.CallExpr{Callee: c.Callee, Args: c.Args}, w.env)
+		if s, ok := w.stringCall(c); ok {
+			v = s
+		}
 	}
 	w.setResult(c, v)
 }
@@ -547,7 +555,9 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 		if i == 0 && cond != nil {
 			w.impliedValues(cond)
 		}
+		w.scale = append(w.scale, sideOdds(n, i, len(alts)))
 		w.walk(blk, a)
+		w.scale = w.scale[:len(w.scale)-1]
 		envs[i] = w.env
 		n.Children = append(n.Children, a)
 	}
@@ -565,6 +575,23 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 		w.env.merge(envs)
 	}
 	parent.Children = append(parent.Children, n)
+}
+
+// sideOdds is the share of the executions of branch n that take its
+// alternative i of k: 1 or 0 for a known condition, the odds of a
+// two-way branch, 1/k for a switch.
+func sideOdds(n *Node, i, k int) float64 {
+	switch {
+	case n.Taken >= 0 && i == n.Taken:
+		return 1
+	case n.Taken >= 0:
+		return 0
+	case n.Odds > 0 && i == 0:
+		return n.Odds
+	case n.Odds > 0 && i == 1:
+		return 1 - n.Odds
+	}
+	return 1 / float64(k)
 }
 
 // impliedValues sets, for the side of a branch where cond holds, the

@@ -1,0 +1,361 @@
+package pdg
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/iolens/iolens/static/iosem"
+	"github.com/iolens/iolens/static/ir"
+)
+
+// extent is what a program wrote into a file: bytes, and records (lines
+// of text, Fortran records) when their count is known.
+type extent struct{ bytes, records float64 }
+
+func (e extent) scaled(f float64) extent { return extent{e.bytes * f, e.records * f} }
+
+func (e extent) plus(o extent) extent { return extent{e.bytes + o.bytes, e.records + o.records} }
+
+// writeLog is what the calls of a function instance write, per call,
+// into files the instance did not open: the caller, which opened them or
+// passes them on, multiplies it by the times it calls the instance.
+type writeLog map[*Handle]extent
+
+// addIO appends an I/O node to parent and follows the files it opens and
+// the data it writes (see wrote).
+func (w *walker) addIO(parent *Node, n *Node) {
+	parent.Children = append(parent.Children, n)
+	io := n.IO
+	if io == nil || io.File == nil || io.File.Kind == DatasetHandle || io.File.Kind == StdHandle {
+		return
+	}
+	f := io.File
+	switch {
+	case io.Sem.Op == iosem.Open && f.openedIn == nil:
+		f.openedIn, f.openScale = w.fn, len(w.scale)
+		if f.Mode&iosem.ModeCreate == 0 || f.Mode&iosem.ModeAppend != 0 {
+			f.base = w.b.sizes[f.sizeKey()]
+		}
+	case io.Sem.Op == iosem.Write && io.BytesKnown:
+		w.wrote(f, extent{float64(io.Bytes), float64(io.Records)})
+	}
+}
+
+// factor is the product of the scale factors around the statement being
+// walked from the from'th on: loop trip counts and branch odds.
+func (w *walker) factor(from int) float64 {
+	f := 1.0
+	for _, s := range w.scale[from:] {
+		f *= s
+	}
+	return f
+}
+
+// wrote records that the statement being walked writes e into the file
+// of h each time it runs. Into a file the function opened, one opening
+// receives e times the factors between the open and the write; a file
+// rewritten on every step holds one step's data. A root function (the
+// entry, or a function no other calls) owns every file written in it.
+// Other functions log what one of their calls writes for their callers
+// (see writeLog).
+func (w *walker) wrote(h *Handle, e extent) {
+	f := h.File()
+	switch {
+	case f.openedIn == w.fn:
+		f.written = f.written.plus(e.scaled(w.factor(f.openScale)))
+	case w.b.depth <= 1:
+		f.written = f.written.plus(e.scaled(w.factor(0)))
+	default:
+		if w.fn.writes == nil {
+			w.fn.writes = writeLog{}
+		}
+		w.fn.writes[f] = w.fn.writes[f].plus(e.scaled(w.factor(0)))
+		return
+	}
+	w.b.sizes[f.sizeKey()] = f.base.plus(f.written)
+}
+
+// calleeWrote replays, after a call of a function instance, what the
+// instance writes into files it did not open.
+func (w *walker) calleeWrote(callee *Node) {
+	hs := make([]*Handle, 0, len(callee.writes))
+	for h := range callee.writes {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, func(a, b *Handle) int { return cmp.Compare(a.ID, b.ID) })
+	for _, h := range hs {
+		w.wrote(h, callee.writes[h])
+	}
+}
+
+// size returns what the file of h holds when the program reads it: what
+// was written through h itself, or into the file of its name before it
+// was opened, when the program wrote any of it.
+func (w *walker) size(h *Handle) (extent, bool) {
+	f := h.File()
+	e := f.base.plus(f.written)
+	return e, e.bytes > 0
+}
+
+// writtenTrip returns the trip count of a loop that reads the file of h
+// to its end, request bytes per iteration (0: unknown) and one record
+// per iteration when records is set, when the program wrote the file
+// itself: its records, or its bytes over the request.
+func (w *walker) writtenTrip(h *Handle, request int64, records bool) (int64, bool) {
+	e, ok := w.size(h)
+	switch {
+	case !ok:
+		return 0, false
+	case records && e.records >= 1:
+		return int64(e.records + 0.5), true
+	case request > 0:
+		return max(int64(e.bytes)/request, 1), true
+	}
+	return 0, false
+}
+
+// eofRead finds the read of a loop that reads a file to its end: the read
+// in its condition ("while (fread(&r, sizeof r, 1, f) == 1)", "while
+// (std::getline(in, line))", "while (in >> x)"), or the first statement
+// of a loop without one (Fortran "do; read (u, *, iostat=ios) x; if (ios
+// /= 0) exit"). It returns the file, the bytes one iteration asks for (0
+// when unknown) and whether the read takes one record or line.
+func (w *walker) eofRead(l *ir.Loop) (h *Handle, request int64, records, ok bool) {
+	if l.Cond == nil {
+		if len(l.Body) == 0 {
+			return nil, 0, false, false
+		}
+		s, isIO := l.Body[0].(*ir.FortranIO)
+		if !isIO || s.Op != "read" || s.Specs["iostat"] == nil && s.Specs["end"] == nil {
+			return nil, 0, false, false
+		}
+		sem, known := iosem.Statement(s)
+		if !known || w.internalFile(s) {
+			return nil, 0, false, false
+		}
+		h = w.unitHandle(s.Unit)
+		if h == nil {
+			return nil, 0, false, false
+		}
+		b, _, bok := w.items(s.Items, sem.Formatted)
+		if !bok || !h.StreamAccess {
+			b = 0
+		}
+		return h, b, !h.StreamAccess, true
+	}
+	if x, isBin := l.Cond.(ir.Binary); isBin && x.Op == ">>" {
+		if s, isStream := w.streamOf(x.L); isStream {
+			return s, 0, true, true
+		}
+	}
+	find := func(y ir.Expr) bool {
+		c, isCall := y.(ir.CallExpr)
+		if !isCall || ok {
+			return false
+		}
+		call := &ir.Call{Callee: c.Callee, Args: c.Args}
+		if w.lineExtraction(call) {
+			h, ok = w.streamOf(c.Args[0])
+			records = true
+			return true
+		}
+		s, known := iosem.Lookup(c.Callee)
+		if !known || s.Op != iosem.Read || s.File.Kind != iosem.HandleArg {
+			return false
+		}
+		h = w.handleOf(arg(call, s.File.Arg), s.Interface)
+		ok = h != nil
+		switch {
+		case s.Size.Kind == iosem.Char:
+			request = 1
+		case s.Formatted:
+			records = true
+		default:
+			if b, _, known := w.transferBytes(call, s, h); known && b > 0 {
+				request = b
+			}
+		}
+		return true
+	}
+	ir.Any(l.Cond, find)
+	for _, st := range l.Body {
+		if ok || !readsInputFirst(l) {
+			break
+		}
+		switch st := st.(type) {
+		case *ir.Call:
+			ir.Any(ir.CallExpr{Callee: st.Callee, Args: st.Args}, find)
+		case *ir.Assign:
+			ir.Any(st.Value, find)
+		default:
+			return h, request, records, ok
+		}
+	}
+	return h, request, records, ok
+}
+
+// newlines returns the newlines one execution of the C or C++ write c
+// (arguments without the stream) ends its text with: those of its known
+// format or strings, a '\n' character, std::endl, and the one puts adds.
+func (w *walker) newlines(c *ir.Call, s iosem.Semantics) int64 {
+	count := func(x ir.Expr) int64 {
+		if r, ok := x.(ir.Ref); ok && iosem.IsFlushManipulator(r.Name) && !strings.HasSuffix(r.Name, "flush") {
+			return 1
+		}
+		switch v := Eval(x, w.env); v.Kind {
+		case Str:
+			return int64(strings.Count(v.S, "\n"))
+		case Int:
+			if ch, ok := x.(ir.Int); ok && ch.Char && v.I == '\n' {
+				return 1
+			}
+		}
+		return 0
+	}
+	switch s.Size.Kind {
+	case iosem.Format, iosem.Text, iosem.Char:
+		n := count(arg(c, s.Size.Count))
+		if c.Callee == "puts" {
+			n++
+		}
+		return n
+	case iosem.Items:
+		var n int64
+		for _, a := range c.Args {
+			n += count(a)
+		}
+		return n
+	}
+	return 0
+}
+
+// eofTrip returns the trip count of a loop reading to its end a file the
+// program wrote (see eofRead and writtenTrip).
+//
+// A loop that may leave before the end (a return, a break, a condition
+// testing more than the read: "while ((c = fgetc(f)) != EOF && c !=
+// '\n')") searches its file rather than reading all of it, as does a
+// loop inside another that reads the same file to its end.
+func (w *walker) eofTrip(l *ir.Loop) (int64, bool) {
+	if c, ok := l.Cond.(ir.Binary); ok && (c.Op == "&&" || c.Op == "||") {
+		return 0, false
+	}
+	exits, returns := loopExits(l.Body)
+	if returns || l.Cond != nil && exits > 0 || l.Cond == nil && exits > 1 {
+		return 0, false
+	}
+	h, request, records, ok := w.eofRead(l)
+	if !ok || slices.ContainsFunc(w.trips, func(t loopTrip) bool { return t.eof == h.File() }) {
+		return 0, false
+	}
+	return w.writtenTrip(h, request, records)
+}
+
+// loopExits counts the statements of a loop body that leave the loop
+// (break, Fortran EXIT, goto), outside nested loops and C switches, and
+// reports whether it returns.
+func loopExits(body ir.Block) (exits int, returns bool) {
+	var visit func(ir.Block, bool)
+	visit = func(blk ir.Block, inSwitch bool) {
+		for _, s := range blk {
+			switch s := s.(type) {
+			case *ir.Return:
+				returns = true
+			case *ir.Jump:
+				if s.Kind == "exit" || s.Kind == "goto" || s.Kind == "break" && !inSwitch {
+					exits++
+				}
+			case *ir.If:
+				visit(s.Then, inSwitch)
+				visit(s.Else, inSwitch)
+			case *ir.Switch:
+				for _, c := range s.Cases {
+					visit(c, true)
+				}
+			}
+		}
+	}
+	visit(body, false)
+	return exits, returns
+}
+
+// sizeQuery gives the calls that ask the size of a file the program wrote
+// that size: lseek(fd, 0, SEEK_END) returns it, as do ftell, tellg and
+// tellp after a seek to the end; fstat and stat put it in st_size, and
+// MPI_File_get_size in its second argument.
+func (w *walker) sizeQuery(c *ir.Call, s iosem.Semantics, h *Handle) {
+	if h == nil {
+		return
+	}
+	f := h.File()
+	e, known := w.size(f)
+	if s.Op == iosem.Stat && s.File.Kind == iosem.NameArg {
+		e = w.b.sizes[f.sizeKey()]
+		known = e.bytes > 0
+	}
+	size := IntValue(int64(e.bytes), Bound)
+	switch name := strings.TrimPrefix(c.Callee, "std::"); {
+	case s.Op == iosem.Seek && s.Whence >= 0:
+		f.atEnd = w.seeksToEnd(c, s)
+		if f.atEnd && known && s.Interface == iosem.POSIX {
+			w.setResult(c, size)
+		}
+	case s.Op == iosem.Seek && (name == "ftell" || name == "ftello" || name == "ftello64" || name == "tellg" || name == "tellp"):
+		if f.atEnd && known {
+			w.setResult(c, size)
+		}
+	case s.Op == iosem.Seek:
+		f.atEnd = false
+	case s.Op == iosem.Stat && known && (name == "stat" || name == "fstat" || name == "lstat" || name == "stat64" || name == "fstat64"):
+		w.b.observed["st_size"] = size
+	case s.Op == iosem.Stat && known && name == "MPI_File_get_size":
+		w.env.Set(baseName(arg(c, 1)), size)
+	}
+}
+
+// seeksToEnd reports whether the seek c goes to the end of its file: an
+// offset of 0 from SEEK_END, std::ios::end or MPI_SEEK_END.
+func (w *walker) seeksToEnd(c *ir.Call, s iosem.Semantics) bool {
+	if off, ok := Eval(arg(c, s.Offset), w.env).Int(); !ok || off != 0 {
+		return false
+	}
+	for _, sym := range w.symbols(arg(c, s.Whence)) {
+		if strings.HasSuffix(strings.ToLower(sym), "end") {
+			return true
+		}
+	}
+	return false
+}
+
+// inquireSize gives the SIZE= variable of a Fortran INQUIRE the size of
+// the file it names, or of the unit's file, when the program wrote it.
+func (w *walker) inquireSize(s *ir.FortranIO) {
+	v, ok := s.Specs["size"]
+	if !ok {
+		return
+	}
+	var e extent
+	if name, named := s.Specs["file"]; named {
+		if n := Eval(name, w.env); n.Kind == Str {
+			e = w.b.sizes[(&Handle{Name: strings.TrimSpace(n.S)}).sizeKey()]
+		}
+	} else if h := w.unitHandle(s.Unit); h != nil {
+		e, _ = w.size(h)
+	}
+	if e.bytes > 0 {
+		w.env.Set(baseName(v), IntValue(int64(e.bytes), Bound))
+	}
+}
+
+// eofFile returns the file loop l reads to its end, when its trip count
+// n comes from what the program wrote into it.
+func (w *walker) eofFile(l *ir.Loop, n *Node) *Handle {
+	if n.TripSource != TripWritten {
+		return nil
+	}
+	if h, _, _, ok := w.eofRead(l); ok {
+		return h.File()
+	}
+	return nil
+}

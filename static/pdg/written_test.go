@@ -1,0 +1,341 @@
+package pdg
+
+import (
+	"testing"
+)
+
+// TestBuiltNames checks the names files are opened under when the
+// program builds them: sprintf, strcpy and strcat into a buffer, a
+// std::string sum and its c_str, Fortran concatenation with TRIM, and
+// unknown parts as Wildcard.
+func TestBuiltNames(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  source
+		want string
+	}{
+		{"snprintf", cSrc(`#include <stdio.h>
+int main(int argc, char **argv) {
+  char p[256];
+  snprintf(p, sizeof p, "%s/step_%04d.%s", argv[1], 7, "bin");
+  FILE *f = fopen(p, "wb");
+  fclose(f);
+  return 0;
+}`), "fopen(out/step_0007.bin) fclose(out/step_0007.bin)"},
+		{"wildcard", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  char p[256];
+  sprintf(p, "%s/part%d.dat", argv[1], rand());
+  FILE *f = fopen(p, "wb");
+  fclose(f);
+  return 0;
+}`), "fopen(out/part*.dat) fclose(out/part*.dat)"},
+		{"strcat", cSrc(`#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  char p[256];
+  strcpy(p, argv[1]);
+  strcat(p, "/log.txt");
+  FILE *f = fopen(p, "w");
+  fclose(f);
+  return 0;
+}`), "fopen(out/log.txt) fclose(out/log.txt)"},
+		{"std::string", cppSrc(`#include <cstdio>
+#include <string>
+int main(int argc, char **argv) {
+  std::string dir = argv[1];
+  std::string p = dir + "/a.bin";
+  FILE *f = fopen(p.c_str(), "wb");
+  fclose(f);
+  return 0;
+}`), "fopen(out/a.bin) fclose(out/a.bin)"},
+		{"fortran", f90("names", `program p
+  character(len=256) :: dir
+  integer :: u
+  call get_command_argument(1, dir)
+  open(newunit=u, file=trim(dir)//'/x.txt', status='replace')
+  close(u)
+end program p
+`), "OPEN(out/x.txt) CLOSE(out/x.txt)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ioNodesWith(t, Options{Args: []string{"out"}}, []source{tc.src}); got != tc.want {
+				t.Errorf("I/O nodes %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWrittenFileTrips checks the trip counts of loops that read to its
+// end a file the program wrote: records or lines for text and Fortran
+// sequential files, bytes over the request for binary reads, whatever
+// function wrote them and however many times it was called, and per
+// opening when the file is rewritten.
+func TestWrittenFileTrips(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  source
+		want int64
+	}{
+		{"fread", cSrc(`#include <stdio.h>
+static void save(const char *p) {
+  double x[100] = {0};
+  FILE *f = fopen(p, "wb");
+  for (int i = 0; i < 50; i++) fwrite(x, sizeof x, 1, f);
+  fclose(f);
+}
+int main(int argc, char **argv) {
+  char p[256];
+  double x[100];
+  snprintf(p, sizeof p, "%s/heap.bin", argv[1]);
+  save(p);
+  FILE *f = fopen(p, "rb");
+  while (fread(x, sizeof x, 1, f) == 1) x[0]++; // read loop
+  fclose(f);
+  return 0;
+}`), 50},
+		{"POSIX blocks through a helper called twice", cSrc(`#include <fcntl.h>
+#include <unistd.h>
+static char buf[4096];
+static void block(int fd, int k) {
+  for (int i = 0; i < k; i++) write(fd, buf, 4096);
+}
+int main(int argc, char **argv) {
+  int fd = open("data.bin", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  block(fd, 30);
+  block(fd, 10);
+  close(fd);
+  fd = open("data.bin", O_RDONLY);
+  long n, s = 0;
+  while ((n = read(fd, buf, 1024)) > 0) s += n; // read loop
+  close(fd);
+  return 0;
+}`), 160},
+		{"lines", cSrc(`#include <stdio.h>
+int main(void) {
+  FILE *f = fopen("t.csv", "w");
+  for (int i = 0; i < 700; i++) fprintf(f, "%d,%d\n", i, i * i);
+  fclose(f);
+  char line[128];
+  long s = 0;
+  f = fopen("t.csv", "r");
+  while (fgets(line, sizeof line, f)) s++; // read loop
+  fclose(f);
+  return 0;
+}`), 700},
+		{"rewritten per step", cSrc(`#include <stdio.h>
+int main(void) {
+  double x[10] = {0};
+  for (int step = 0; step < 5; step++) {
+    FILE *f = fopen("ckpt.bin", "wb");
+    for (int i = 0; i < 100; i++) fwrite(x, sizeof x, 1, f);
+    fclose(f);
+  }
+  FILE *f = fopen("ckpt.bin", "rb");
+  while (fread(x, sizeof x, 1, f) == 1) x[0]++; // read loop
+  fclose(f);
+  return 0;
+}`), 100},
+		{"half the steps", cSrc(`#include <stdio.h>
+int main(void) {
+  FILE *f = fopen("log.txt", "w");
+  for (int step = 0; step < 400; step++)
+    if (step % 4 == 0) fprintf(f, "%d\n", step);
+  fclose(f);
+  char line[64];
+  f = fopen("log.txt", "r");
+  while (fgets(line, sizeof line, f)) line[0] = 0; // read loop
+  fclose(f);
+  return 0;
+}`), 100},
+		{"C++ lines", cppSrc(`#include <fstream>
+#include <string>
+int main(int argc, char **argv) {
+  std::string p = std::string(argv[1]) + "/d.txt";
+  std::ofstream o(p);
+  for (int i = 0; i < 300; i++) o << i << ' ' << 2 * i << "\n";
+  o.close();
+  std::ifstream in(p);
+  std::string line;
+  long s = 0;
+  while (std::getline(in, line)) s += line.size(); // read loop
+  return 0;
+}`), 300},
+		{"Fortran records", f90("rec", `program p
+  integer :: u, i, ios, x, s
+  open(newunit=u, file='x.txt', status='replace')
+  do i = 1, 500
+    write(u, '(i8)') i
+  end do
+  close(u)
+  s = 0
+  open(newunit=u, file='x.txt', status='old')
+  do ! read loop
+    read(u, *, iostat=ios) x
+    if (ios /= 0) exit
+    s = s + x
+  end do
+  close(u)
+end program p
+`), 500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srcs := []source{tc.src}
+			g := buildSources(t, Options{Args: []string{"out"}}, srcs...)
+			l := entryLoop(t, g, srcs, "read loop")
+			if l.Trip != tc.want || l.TripSource != TripWritten {
+				t.Errorf("read loop runs %d times (%s), want %d (%s)", l.Trip, l.TripSource, tc.want, TripWritten)
+			}
+		})
+	}
+}
+
+// TestWrittenFileSizes checks that the routines asking a file's size
+// return what the program wrote into it, so that the reads sized by them
+// and the loops over their records know their counts.
+func TestWrittenFileSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  source
+		want int64
+	}{
+		{"ftell", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  double x[64] = {0};
+  FILE *f = fopen("a.bin", "wb");
+  for (int i = 0; i < 25; i++) fwrite(x, sizeof x, 1, f);
+  fclose(f);
+  f = fopen("a.bin", "rb");
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  rewind(f);
+  long n = size / 8;
+  double *v = malloc(size);
+  fread(v, 8, n, f);
+  for (long i = 0; i < n; i++) v[i] += 1; // size loop
+  fclose(f);
+  return 0;
+}`), 1600},
+		{"fstat", cSrc(`#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static char buf[1000];
+int main(void) {
+  int fd = open("r.dat", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  for (int i = 0; i < 12; i++) write(fd, buf, 1000);
+  close(fd);
+  struct stat st;
+  fd = open("r.dat", O_RDONLY);
+  fstat(fd, &st);
+  for (long off = 0; off < st.st_size; off += 100) pread(fd, buf, 100, off); // size loop
+  close(fd);
+  return 0;
+}`), 120},
+		{"lseek", cSrc(`#include <fcntl.h>
+#include <unistd.h>
+static int buf[256];
+int main(void) {
+  int fd = open("q.dat", O_RDWR | O_CREAT | O_TRUNC, 0600);
+  for (int i = 0; i < 40; i++) write(fd, buf, sizeof buf);
+  off_t end = lseek(fd, 0, SEEK_END);
+  for (off_t p = 0; p < end; p += 512) pread(fd, buf, 512, p); // size loop
+  close(fd);
+  return 0;
+}`), 80},
+		{"Fortran INQUIRE", f90("inq", `program p
+  integer :: u, i, sz
+  real(8) :: a(100)
+  a = 0
+  open(newunit=u, file='s.bin', access='stream', form='unformatted', status='replace')
+  do i = 1, 30
+    write(u) a
+  end do
+  close(u)
+  inquire(file='s.bin', size=sz)
+  open(newunit=u, file='s.bin', access='stream', form='unformatted', status='old')
+  do i = 1, sz / 800 ! size loop
+    read(u) a
+  end do
+  close(u)
+end program p
+`), 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srcs := []source{tc.src}
+			g := buildSources(t, Options{}, srcs...)
+			l := entryLoop(t, g, srcs, "size loop")
+			if l.Trip != tc.want {
+				t.Errorf("loop runs %d times (%s), want %d", l.Trip, l.TripSource, tc.want)
+			}
+		})
+	}
+}
+
+// TestSearchLoopsKeepDefaults checks that loops that may stop before the
+// end of a file the program wrote (a return, a second test in the
+// condition, a nested loop over the same file) keep the default counts.
+func TestSearchLoopsKeepDefaults(t *testing.T) {
+	srcs := []source{cSrc(`#include <stdio.h>
+static char buf[1 << 20];
+static void skip_blanks(FILE *f) {
+  int c;
+  while ((c = fgetc(f)) != EOF) { // search loop
+    if (c == '#') {
+      while ((c = fgetc(f)) != EOF && c != '\n') // comment loop
+        ;
+    } else if (c != ' ') {
+      ungetc(c, f);
+      return;
+    }
+  }
+}
+int main(void) {
+  FILE *f = fopen("img.pgm", "wb");
+  fprintf(f, "P5\n# made here\n512 512\n65535\n");
+  fwrite(buf, 1, sizeof buf, f);
+  fclose(f);
+  f = fopen("img.pgm", "rb");
+  skip_blanks(f); // call
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, srcs...)
+	for _, m := range []string{"search loop", "comment loop"} {
+		l := loopVia(t, g, srcs, []string{"// call"}, m)
+		if l.TripSource != TripDefault {
+			t.Errorf("%s runs %d times (%s), want the default", m, l.Trip, l.TripSource)
+		}
+	}
+}
+
+// TestRowRangeLoops checks the default count of loops over one row of a
+// compressed sparse matrix, and that other loops over unknown bounds keep
+// theirs.
+func TestRowRangeLoops(t *testing.T) {
+	srcs := []source{cSrc(`#include <stdlib.h>
+int main(void) {
+  int n = rand();
+  int *rowptr = malloc(sizeof(int) * (n + 1)), *col = malloc(sizeof(int) * 64);
+  double *x = malloc(sizeof(double) * 64), s = 0;
+  for (int i = 0; i < 1000; i++)
+    for (int k = rowptr[i]; k < rowptr[i + 1]; k++) s += x[col[k]]; // row loop
+  for (int k = rowptr[3]; k < rowptr[n]; k++) s += x[k]; // span loop
+  for (int v = 0; v < 50; v++) {
+    int b = rowptr[v], e = rowptr[v + 1];
+    for (int k = b; k < e; k++) s -= x[col[k]]; // loop by locals
+  }
+  return s > 0;
+}`)}
+	g := buildSources(t, Options{}, srcs...)
+	if l := entryLoop(t, g, srcs, "row loop"); l.Trip != DefaultRowTrip || l.TripSource != TripDefault {
+		t.Errorf("row loop runs %d times (%s), want %d (%s)", l.Trip, l.TripSource, DefaultRowTrip, TripDefault)
+	}
+	if l := entryLoop(t, g, srcs, "loop by locals"); l.Trip != DefaultRowTrip {
+		t.Errorf("row loop by locals runs %d times, want %d", l.Trip, DefaultRowTrip)
+	}
+	if l := entryLoop(t, g, srcs, "span loop"); l.Trip != DefaultTrip {
+		t.Errorf("span loop runs %d times, want %d", l.Trip, DefaultTrip)
+	}
+}
