@@ -46,9 +46,9 @@ The blocks that cost the most estimated I/O time are printed first, with
 the causes found in them ("fflush inside a loop of 2000 iterations") and
 where they are. Loop bounds come from literals, #define and PARAMETER
 constants, values propagated through assignments, calls, structure
-members, container sizes and function results, and --args (the
-program's arguments); unknown bounds take documented defaults (100 for
-counted loops, 20 for condition-only loops).
+members, container sizes, function results and the files the program
+wrote earlier, and --args (the program's arguments); unknown bounds take
+documented defaults (100 for counted loops, 20 for condition-only loops).
 
 The machine enters the model through a profile of the storage under
 --storage (default: the current directory): CPU, memory, device class and
