@@ -122,7 +122,8 @@ func TestCheckpointC(t *testing.T) {
 					Body: ir.Block{
 						&ir.Call{Pos: at(59), Callee: "SQR", Args: []ir.Expr{ref("i")}},
 						&ir.Assign{Pos: at(59), Target: "grid", Op: "=", Partial: true,
-							Value: bin("+", callx("SQR", ref("i")), ref("j"))},
+							Value:   bin("+", callx("SQR", ref("i")), ref("j")),
+							Element: ir.Index{X: ref("grid"), Idx: []ir.Expr{ref("i"), ref("j")}}},
 					},
 				},
 			},

@@ -379,7 +379,7 @@ func (b *builder) assign(i int32) ir.Expr {
 	if op == "=" && !partial && name != "" {
 		b.setResult(right, name)
 	}
-	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: val, Partial: partial, Field: b.memberOf(left)})
+	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: val, Partial: partial, Field: b.memberOf(left), Element: element(lv)})
 	return lv
 }
 
@@ -393,8 +393,17 @@ func (b *builder) update(i int32) ir.Expr {
 		op = "-="
 	}
 	name, partial := b.target(arg)
-	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: ir.Int{V: 1}, Partial: partial, Field: b.memberOf(arg)})
+	b.hoist(&ir.Assign{Pos: b.pos(i), Target: name, Op: op, Value: ir.Int{V: 1}, Partial: partial, Field: b.memberOf(arg), Element: element(lv)})
 	return lv
+}
+
+// element returns an lvalue when it is an array element (ir.Assign's
+// Element), else nil.
+func element(lv ir.Expr) ir.Expr {
+	if ix, ok := lv.(ir.Index); ok {
+		return ix
+	}
+	return nil
 }
 
 // newExpr hoists new T (a Call of "new" with SizeOf(T) and the

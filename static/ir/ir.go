@@ -207,6 +207,8 @@ type Call struct {
 // variable's name; assignments to array elements or fields name the base
 // variable and set Partial. Field names the member an assignment to a
 // member stores into (x.f = v, p->f = v, x%f = v; not x.f[i] = v).
+// Element is the array element a C or C++ assignment stores into (a[i],
+// p->v[i + 1]), or nil.
 type Assign struct {
 	Pos
 	Target  string
@@ -214,6 +216,7 @@ type Assign struct {
 	Value   Expr
 	Partial bool
 	Field   string
+	Element Expr
 }
 
 // Decl declares a local variable (with its initial value, if any).

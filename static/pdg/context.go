@@ -119,14 +119,14 @@ func (w *walker) callContext(d funcDef, c *ir.Call) callContext {
 
 // wantsShape reports whether a parameter takes its extents from the
 // actual argument: a Fortran assumed-shape or assumed-size dummy (a(:),
-// a(*)), a C array parameter without extent (a[]), or a C++ container
-// passed by reference or value (std::vector<T> &v).
+// a(*)), a C array parameter without extent (a[]) or pointer (double *a),
+// or a C++ container passed by reference or value (std::vector<T> &v).
 func wantsShape(p *ir.Var) bool {
 	if isContainer(p.Type.Name) && p.Type.Pointer == 0 {
 		return true
 	}
 	if len(p.Type.Dims) == 0 {
-		return false
+		return p.Type.Pointer == 1
 	}
 	for _, d := range p.Type.Dims {
 		if d != nil {
@@ -163,7 +163,7 @@ func (e *Env) bindShape(p *ir.Var, s shape) {
 	switch {
 	case isContainer(p.Type.Name), len(p.Type.Dims) == len(s.dims):
 		e.setShape(p.Name, s)
-	case len(p.Type.Dims) == 1:
+	case len(p.Type.Dims) == 1, len(p.Type.Dims) == 0 && p.Type.Pointer == 1:
 		e.setShape(p.Name, shape{dims: []int64{s.count()}, origin: s.origin})
 	}
 }

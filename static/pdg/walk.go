@@ -124,6 +124,15 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 	if v.Init != nil {
 		parent.Work += ops(v.Init, w.fortran()) + 1 + w.indexCost(v.Init)
 		w.env.Set(v.Name, Eval(v.Init, w.env))
+		init := v.Init
+		if c, ok := init.(ir.Cast); ok {
+			init = c.X
+		}
+		if c, ok := init.(ir.CallExpr); ok {
+			// double *a = malloc(n * sizeof *a): the call ran before the
+			// declaration; a now has its elements.
+			w.allocation(&ir.Call{Callee: c.Callee, Args: c.Args, Result: v.Name})
+		}
 	}
 	if isContainer(v.Type.Name) && v.Type.Pointer == 0 && len(v.Type.Dims) == 0 {
 		w.containerDecl(v)
