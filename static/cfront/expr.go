@@ -204,7 +204,16 @@ func (b *builder) sizeOf(i int32) ir.Expr {
 		}
 		return ir.SizeOf{Type: b.baseType(ty)}
 	}
-	return ir.SizeOf{X: b.expr(t.child(i, fValue))}
+	v := t.child(i, fValue)
+	if v != none && t.kind(v) == kParenthesizedExpression {
+		// sizeof(rec), rec a typedef tree-sitter took for a name
+		if in := t.firstNamed(v); in != none && t.kind(in) == kIdentifier {
+			if name := t.text(in); !b.isVar(name) && b.types.size(name) > 0 {
+				return ir.SizeOf{Type: ir.Type{Name: name, Size: b.types.size(name)}}
+			}
+		}
+	}
+	return ir.SizeOf{X: b.expr(v)}
 }
 
 // offsetOf lowers offsetof(T, m) to the offset of member m in the
