@@ -20,6 +20,7 @@ func TestLookup(t *testing.T) {
 		{"pwrite64", POSIX, Write, false, false, false, true},
 		{"aio_write", POSIX, Write, true, false, false, false},
 		{"fwrite", STDIO, Write, false, false, false, false},
+		{"mmap", POSIX, Stat, false, false, false, false},
 		{"std::fprintf", STDIO, Write, false, false, true, false},
 		{"fgets", STDIO, Read, false, false, true, false},
 		{"fflush", STDIO, Flush, false, false, false, false},
