@@ -19,6 +19,9 @@ var mathCosts = sync.OnceValue(func() map[string]float64 {
 		"acos": 60, "atan": 60, "atan2": 80, "sinh": 60, "cosh": 60, "tanh": 60, "erf": 60, "fmod": 20,
 		"hypot": 30, "fabs": 1, "abs": 1, "floor": 1, "ceil": 1, "fmin": 1, "fmax": 1,
 		"min": 1, "max": 1, "mod": 2, "sign": 1, "dot_product": 2, "matmul": 2, "sum": 1,
+		"round": 2, "lround": 2, "llround": 2, "rint": 1, "lrint": 1, "llrint": 1, "nearbyint": 1,
+		"trunc": 1, "nint": 2, "anint": 2, "aint": 1, "copysign": 1, "fma": 1, "isnan": 1, "isinf": 1,
+		"isfinite": 1, "exp2": 30, "log1p": 40, "expm1": 40,
 	}
 })
 
