@@ -89,21 +89,21 @@ func (w *walker) calleeWrote(callee *Node) {
 	}
 }
 
-// size returns what the file of h holds when the program reads it: what
-// was written through h itself, or into the file of its name before it
-// was opened, when the program wrote any of it.
-func (w *walker) size(h *Handle) (extent, bool) {
+// contents returns what the file of h holds when the program reads it:
+// what was written through h itself, or into the file of its name before
+// it was opened, when the program wrote any of it.
+func (h *Handle) contents() (extent, bool) {
 	f := h.File()
 	e := f.base.plus(f.written)
 	return e, e.bytes > 0
 }
 
-// writtenTrip returns the trip count of a loop that reads the file of h
-// to its end, request bytes per iteration (0: unknown) and one record
-// per iteration when records is set, when the program wrote the file
-// itself: its records, or its bytes over the request.
-func (w *walker) writtenTrip(h *Handle, request int64, records bool) (int64, bool) {
-	e, ok := w.size(h)
+// readTrip returns the trip count of a loop that reads the file of h to
+// its end, request bytes per iteration (0: unknown) and one record per
+// iteration when records is set, when the program wrote the file itself:
+// its records, or its bytes over the request.
+func (h *Handle) readTrip(request int64, records bool) (int64, bool) {
+	e, ok := h.contents()
 	switch {
 	case !ok:
 		return 0, false
@@ -145,7 +145,7 @@ func (w *walker) eofRead(l *ir.Loop) (h *Handle, request int64, records, ok bool
 		return h, b, !h.StreamAccess, true
 	}
 	if x, isBin := l.Cond.(ir.Binary); isBin && x.Op == ">>" {
-		if s, isStream := w.streamOf(x.L); isStream {
+		if s, _ := w.streamOf(x.L); s != nil {
 			return s, 0, true, true
 		}
 	}
@@ -156,8 +156,8 @@ func (w *walker) eofRead(l *ir.Loop) (h *Handle, request int64, records, ok bool
 		}
 		call := &ir.Call{Callee: c.Callee, Args: c.Args}
 		if w.lineExtraction(call) {
-			h, ok = w.streamOf(c.Args[0])
-			records = true
+			h, _ = w.streamOf(c.Args[0])
+			ok, records = h != nil, true
 			return true
 		}
 		s, known := iosem.Lookup(c.Callee)
@@ -231,7 +231,7 @@ func (w *walker) newlines(c *ir.Call, s iosem.Semantics) int64 {
 }
 
 // eofTrip returns the trip count of a loop reading to its end a file the
-// program wrote (see eofRead and writtenTrip).
+// program wrote (see eofRead and Handle.readTrip).
 //
 // A loop that may leave before the end (a return, a break, a condition
 // testing more than the read: "while ((c = fgetc(f)) != EOF && c !=
@@ -249,7 +249,7 @@ func (w *walker) eofTrip(l *ir.Loop) (int64, bool) {
 	if !ok || slices.ContainsFunc(w.trips, func(t loopTrip) bool { return t.eof == h.File() }) {
 		return 0, false
 	}
-	return w.writtenTrip(h, request, records)
+	return h.readTrip(request, records)
 }
 
 // loopExits counts the statements of a loop body that leave the loop
@@ -289,7 +289,7 @@ func (w *walker) sizeQuery(c *ir.Call, s iosem.Semantics, h *Handle) {
 		return
 	}
 	f := h.File()
-	e, known := w.size(f)
+	e, known := f.contents()
 	if s.Op == iosem.Stat && s.File.Kind == iosem.NameArg {
 		e = w.b.sizes[f.sizeKey()]
 		known = e.bytes > 0
@@ -341,7 +341,7 @@ func (w *walker) inquireSize(s *ir.FortranIO) {
 			e = w.b.sizes[(&Handle{Name: strings.TrimSpace(n.S)}).sizeKey()]
 		}
 	} else if h := w.unitHandle(s.Unit); h != nil {
-		e, _ = w.size(h)
+		e, _ = h.contents()
 	}
 	if e.bytes > 0 {
 		w.env.Set(baseName(v), IntValue(int64(e.bytes), Bound))

@@ -339,3 +339,25 @@ int main(void) {
 		t.Errorf("span loop runs %d times, want %d", l.Trip, DefaultTrip)
 	}
 }
+
+// TestUnknownStreamReadLoops checks that loops reading a stream whose file
+// is not known (a parameter of a function analysed as a root) keep the
+// default counts.
+func TestUnknownStreamReadLoops(t *testing.T) {
+	srcs := []source{cppSrc(`#include <fstream>
+#include <string>
+long count(std::istream &in) {
+  std::string l;
+  long n = 0;
+  while (std::getline(in, l)) n++; // line loop
+  double x;
+  while (in >> x) n++; // number loop
+  return n;
+}`)}
+	g := buildSources(t, Options{Entry: "count"}, srcs...)
+	for _, m := range []string{"line loop", "number loop"} {
+		if l := entryLoop(t, g, srcs, m); l.TripSource != TripDefault {
+			t.Errorf("%s runs %d times (%s), want the default", m, l.Trip, l.TripSource)
+		}
+	}
+}
