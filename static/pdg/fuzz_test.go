@@ -27,6 +27,8 @@ func FuzzBuild(f *testing.F) {
 			" f = fopen(\"a\", \"r\"); char b[9]; while (fgets(b, 9, f)) ; return 0; }",
 		"int main(void) { int *a = malloc(40), s = 0; for (int i = 0; i < s; i++) a[i + 1] = a[i - 1]; return 0; }",
 		"int main(void) { std::ofstream o(std::string(\"x\") + \".t\"); for (;;) o << 1 << '\\n'; }",
+		"long count(std::istream &in) { std::string l; long n = 0; while (std::getline(in, l)) n++; double x;" +
+			" while (in >> x) n++; return n; }",
 	} {
 		f.Add([]byte(s))
 	}
