@@ -142,6 +142,8 @@ func (p *parser) specification(word string) ir.Block {
 		p.use()
 	case "external":
 		p.external()
+	case "namelist":
+		p.namelist()
 	case "":
 		p.fail("unrecognised statement")
 	default:
@@ -156,7 +158,7 @@ func (p *parser) specification(word string) ir.Block {
 
 // ignored are statements that carry nothing the IR keeps.
 var ignored = setOf("continue", "format", "data", "save", "intrinsic", "intent", "optional", "public",
-	"private", "protected", "allocatable", "pointer", "target", "equivalence", "namelist", "import",
+	"private", "protected", "allocatable", "pointer", "target", "equivalence", "import",
 	"entry", "include", "value", "volatile", "asynchronous", "contiguous", "bind", "sequence",
 	"generic", "final", "procedure", "nullify", "pause", "assign", "sync", "lock", "unlock",
 	"event", "form", "fail", "codimension", "enumerator", "automatic", "static", "virtual", "options",

@@ -1,6 +1,10 @@
 package fortran
 
-import "github.com/iolens/iolens/static/ir"
+import (
+	"slices"
+
+	"github.com/iolens/iolens/static/ir"
+)
 
 // typeDecl parses a type declaration statement:
 // type-spec [, attributes] [::] entity [, entity]...
@@ -270,6 +274,33 @@ func (p *parser) external() {
 		p.sc.markExternal(p.name())
 		if !p.acceptOp(",") {
 			break
+		}
+	}
+}
+
+// namelist parses NAMELIST /group/ name, ... [[,] /group/ name, ...]: the
+// file's groups gain the variables (a group declared again in another
+// procedure keeps one copy of each).
+func (p *parser) namelist() {
+	group := ""
+	for !p.atEnd() && p.bad == "" {
+		switch {
+		case p.acceptOp("/"):
+			group = p.name()
+			p.expectOp("/")
+		case p.acceptOp(","):
+		default:
+			name := p.name()
+			if group == "" {
+				p.fail("expected /group/ before " + name)
+				return
+			}
+			if p.file.Namelists == nil {
+				p.file.Namelists = map[string][]string{}
+			}
+			if !slices.Contains(p.file.Namelists[group], name) {
+				p.file.Namelists[group] = append(p.file.Namelists[group], name)
+			}
 		}
 	}
 }

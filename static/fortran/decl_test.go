@@ -201,3 +201,37 @@ end subroutine s
 		t.Errorf("sizes (-want +got):\n%s", diff)
 	}
 }
+
+// TestNamelists checks that NAMELIST groups keep their variables, from a
+// module and from procedures, with a group declared twice kept once.
+func TestNamelists(t *testing.T) {
+	src := `module m
+  integer :: nx, ny
+  real :: dt
+  namelist /grid/ nx, ny /time/ dt
+end module m
+subroutine w()
+  use m
+  integer :: steps
+  namelist /run/ steps, nx
+end subroutine w
+subroutine r()
+  use m
+  integer :: steps
+  namelist /run/ steps, nx
+  namelist /grid/ nx, ny, /time/ dt
+end subroutine r
+`
+	f, err := Parse("nml.f90", []byte(src))
+	if err != nil || len(f.Errors) > 0 {
+		t.Fatalf("Parse: %v %v", err, f.Errors)
+	}
+	want := map[string][]string{"grid": {"nx", "ny"}, "time": {"dt"}, "run": {"steps", "nx"}}
+	if diff := cmp.Diff(want, f.Namelists); diff != "" {
+		t.Errorf("Namelists (-want +got):\n%s", diff)
+	}
+	bad, _ := Parse("bad.f90", []byte("subroutine s()\n  namelist x, y\nend subroutine s\n"))
+	if len(bad.Errors) != 1 || bad.Namelists != nil {
+		t.Errorf("a namelist without a group: errors %v, groups %v", bad.Errors, bad.Namelists)
+	}
+}

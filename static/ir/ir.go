@@ -62,6 +62,9 @@ type File struct {
 	// Globals are file-scope (C) or module (Fortran) variables.
 	Globals []*Var
 	Funcs   []*Func
+	// Namelists are the Fortran NAMELIST groups of the file: the names of
+	// a group's variables, in order, by group name.
+	Namelists map[string][]string
 	// Errors are problems the front-end recovered from (syntax it could
 	// not parse), with their positions. A file with errors is still used.
 	Errors []Error

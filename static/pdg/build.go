@@ -47,6 +47,9 @@ type builder struct {
 	// sizes are what the files the program wrote hold so far in the walk,
 	// by Handle.Key.
 	sizes map[string]extent
+	// settings are the keys of the text the program wrote into files so
+	// far in the walk (see settings).
+	settings settings
 	// noReturn tells, of the program functions looked at, which never
 	// return (see walker.neverReturns).
 	noReturn map[*ir.Func]bool
@@ -89,6 +92,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		shared:   map[*ir.File]*shared{},
 		fields:   map[string]Value{},
 		observed: map[string]Value{},
+		settings: settings{},
 
 		plainFields:   map[string]bool{},
 		steppedFields: map[string]bool{},
@@ -252,6 +256,14 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 	w := b.newWalker(d, n, ctx)
 	w.walk(d.f.Body, n)
 	n.Result = w.result
+	if d.file.Lang == ir.Fortran {
+		n.outs = make([]Value, len(d.f.Params))
+		for i, p := range d.f.Params {
+			if v := Eval(ir.Ref{Name: p.Name}, w.env); v.Kind == Int || v.Kind == Float {
+				n.outs[i] = v.with(Passed)
+			}
+		}
+	}
 	b.depth--
 	delete(b.active, d.f)
 	return n

@@ -22,7 +22,10 @@ type Env struct {
 	elems  cowMap[string, int64]   // element counts of allocated arrays (malloc, ALLOCATE)
 	shapes cowMap[string, shape]   // extents known at run: ALLOCATE, containers, array arguments
 	calls  cowMap[string, Value]   // result of the latest hoisted call, by callee
-	shared *shared
+	// setting is the key of the program's own text that the branch being
+	// walked tested, with its value (see walker.keyed).
+	setting setting
+	shared  *shared
 }
 
 // cowMap is a map that clones of an environment share until one of them
@@ -166,13 +169,14 @@ func (e *Env) Var(name string) *ir.Var {
 // Clone returns a copy of e whose local state can change independently.
 func (e *Env) Clone() *Env {
 	return &Env{
-		vals:   e.vals.share(),
-		vars:   e.vars.share(),
-		locals: e.locals.share(),
-		elems:  e.elems.share(),
-		shapes: e.shapes.share(),
-		calls:  e.calls.share(),
-		shared: e.shared,
+		vals:    e.vals.share(),
+		vars:    e.vars.share(),
+		locals:  e.locals.share(),
+		elems:   e.elems.share(),
+		shapes:  e.shapes.share(),
+		calls:   e.calls.share(),
+		setting: e.setting,
+		shared:  e.shared,
 	}
 }
 
@@ -183,7 +187,9 @@ func (e *Env) merge(alts []*Env) {
 		return
 	}
 	first := alts[0]
+	st := e.setting
 	*e = *first.Clone()
+	e.setting = st
 	for name, v := range first.vals.m {
 		for _, a := range alts[1:] {
 			if w, ok := a.vals.m[name]; !ok || !w.equal(v) {

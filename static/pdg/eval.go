@@ -324,6 +324,8 @@ var pureFuncs = sync.OnceValue(func() map[string]func(env *Env, args []Value) Va
 		"atoi": parseInt, "atol": parseInt, "atoll": parseInt,
 		"strtol": parseInt, "strtoll": parseInt, "strtoul": parseInt, "strtoull": parseInt,
 		"atof": parseFloat, "strtod": parseFloat, "strtof": parseFloat,
+		"stoi": parseInt, "stol": parseInt, "stoll": parseInt, "stoul": parseInt, "stoull": parseInt,
+		"stod": parseFloat, "stof": parseFloat,
 		"abs": absValue, "labs": absValue, "fabs": absValue, "iabs": absValue, "dabs": absValue,
 		"min": extremum(-1), "max": extremum(1), "fmin": extremum(-1), "fmax": extremum(1),
 		"min0": extremum(-1), "max0": extremum(1), "amin1": extremum(-1), "amax1": extremum(1),
@@ -384,7 +386,18 @@ func (e *Env) evalCall(x ir.CallExpr, depth int) Value {
 	return e.calls.m[x.Callee]
 }
 
-func parseInt(_ *Env, a []Value) Value {
+// converted returns the text a conversion routine (atoi, strtod,
+// std::stoi) converts: its argument, or in the branch that tested a key
+// of the program's own text, that key's value (see Env.setting).
+func converted(env *Env, a []Value) []Value {
+	if len(a) > 0 && a[0].Kind == Unknown && env != nil && env.setting.v.Known() {
+		return append([]Value{StrValue(env.setting.text, Propagated)}, a[1:]...)
+	}
+	return a
+}
+
+func parseInt(env *Env, a []Value) Value {
+	a = converted(env, a)
 	if len(a) == 0 || a[0].Kind != Str {
 		return Value{}
 	}
@@ -398,7 +411,8 @@ func parseInt(_ *Env, a []Value) Value {
 	return Value{}
 }
 
-func parseFloat(_ *Env, a []Value) Value {
+func parseFloat(env *Env, a []Value) Value {
+	a = converted(env, a)
 	if len(a) == 0 || a[0].Kind != Str {
 		return Value{}
 	}

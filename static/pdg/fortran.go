@@ -44,6 +44,7 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 	if sem.Op == iosem.Write {
 		io.Records = 1
 	}
+	w.fortranSettings(s, sem, io.File)
 	if s.Op == "inquire" {
 		w.inquireSize(s)
 	}

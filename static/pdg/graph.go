@@ -261,4 +261,8 @@ type Node struct {
 	// writes is what one call of the instance writes into files it did
 	// not open.
 	writes writeLog
+	// outs are the values a Fortran procedure instance leaves in its
+	// dummy arguments, by position, when it returns (unknown when not
+	// known): its caller's actual arguments take them.
+	outs []Value
 }

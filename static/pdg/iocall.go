@@ -81,10 +81,12 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 		}
 		if s.Op == iosem.Write {
 			io.Records = w.newlines(c, s)
+			w.writtenText(c, s, h)
 		}
 	}
 	w.accessState(io, c, h)
 	w.killAddressed(c.Args)
+	w.scanSetting(c)
 
 	var result Value
 	if h != nil && (s.Op == iosem.Open || s.Op == iosem.Config && h.Kind != FileHandle) {

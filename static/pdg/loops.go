@@ -49,6 +49,9 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	w.trips = w.trips[:len(w.trips)-1]
 	for name := range assigned {
 		w.env.Kill(name)
+		if v, ok := w.settled[name]; ok {
+			w.env.Set(name, v)
+		}
 	}
 	if n.TripSource == TripTransfer {
 		// The request is complete: done is n, left is 0.

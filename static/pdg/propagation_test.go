@@ -431,11 +431,12 @@ end program main
 }
 
 // TestFortranCallKills checks that what a callee may change is not
-// propagated past the call: a dummy argument it assigns, a host variable
-// an internal procedure assigns.
+// propagated past the call, unless the callee leaves a known value: a
+// dummy argument it assigns, a host variable an internal procedure
+// assigns.
 func TestFortranCallKills(t *testing.T) {
 	runPropagation(t, []propagationCase{
-		{name: "argument changed by a callee", srcs: []source{f90("kill", `program main
+		{name: "argument changed by a callee to a known value", srcs: []source{f90("kill", `program main
   integer :: n
   n = 10
   call bump(n)
@@ -445,6 +446,20 @@ end program main
 subroutine bump(k)
   integer :: k
   k = k + 1
+end subroutine bump
+`), f90("writer", writerF90)},
+			path: []string{"call writer(n)"}, loop: "writer loop", trip: 11, source: TripParameter},
+		{name: "argument changed by a callee on one path", srcs: []source{f90("kill", `program main
+  integer :: n
+  n = 10
+  call bump(n)
+  call writer(n)
+end program main
+
+subroutine bump(k)
+  integer :: k, m
+  read(5, *) m
+  if (m > 3) k = k + 1
 end subroutine bump
 `), f90("writer", writerF90)},
 			path: []string{"call writer(n)"}, loop: "writer loop", trip: DefaultTrip, source: TripDefault},

@@ -30,10 +30,17 @@ type walker struct {
 	grown map[string]int
 	// result is the value the function returns (Node.Result).
 	result Value
+	// settled are the variables set in a branch that tested a key of the
+	// program's own text, with the key's value: they keep it past the
+	// merge of the branch and the end of the loop that parses the text,
+	// until a store outside such a branch. keyDepth counts those branches
+	// around the statement being walked.
+	settled  map[string]Value
+	keyDepth int
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
-	w := &walker{b: b, d: d, fn: n, env: b.funcEnv(d, ctx)}
+	w := &walker{b: b, d: d, fn: n, env: b.funcEnv(d, ctx), settled: map[string]Value{}}
 	for _, p := range d.f.Params {
 		if p.Type.Pointer == 0 && len(p.Type.Dims) == 0 {
 			if s, ok := baseSize(p.Type); ok {
@@ -173,7 +180,12 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	if s.Op != "=" && s.Op != "" {
 		val = ir.Binary{Op: strings.TrimSuffix(s.Op, "="), L: ir.Ref{Name: s.Target}, R: s.Value}
 	}
-	w.env.Set(s.Target, Eval(val, w.env))
+	if v := Eval(val, w.env); w.keyDepth > 0 && v.Known() {
+		w.setSetting(s.Target, v)
+	} else {
+		w.env.Set(s.Target, v)
+		delete(w.settled, s.Target)
+	}
 	w.containerAssign(s)
 }
 
@@ -220,13 +232,33 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 		n.Target = w.b.instance(d, w.callContext(d, c))
 	}
 	parent.Children = append(parent.Children, n)
-	w.killEffects(d, w.b.effectsOf(d), c)
+	eff := w.b.effectsOf(d)
+	w.killEffects(d, eff, c)
 	var v Value
 	if n.Target != nil {
 		v = n.Target.Result
 		w.calleeWrote(n.Target)
+		w.outArgs(c, n.Target, eff)
 	}
 	w.setResult(c, v)
+}
+
+// outArgs gives the variables a Fortran call passes to dummy arguments
+// the callee changes the values the callee leaves in them (call
+// read_params(path, nsteps) sets nsteps).
+func (w *walker) outArgs(c *ir.Call, callee *Node, eff *effects) {
+	if eff == nil {
+		return
+	}
+	for i, a := range c.Args {
+		r, ok := a.(ir.Ref)
+		if !ok || i >= len(callee.outs) || i >= len(eff.params) || !eff.params[i] || !callee.outs[i].Known() {
+			continue
+		}
+		if v := w.env.Var(r.Name); v != nil && !v.Const {
+			w.env.Set(r.Name, callee.outs[i])
+		}
+	}
 }
 
 // killEffects forgets what a call c of the program function d, with
@@ -297,6 +329,7 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	n.Space = w.allocation(c)
 	parent.Children = append(parent.Children, n)
 	w.killAddressed(c.Args)
+	w.scanSetting(c)
 	for name := range w.grown {
 		if slices.ContainsFunc(c.Args, func(a ir.Expr) bool { return mentions(a, name) }) {
 			w.env.forgetShape(name) // std::back_inserter(v): filled out of sight
@@ -404,6 +437,10 @@ func (w *walker) observeField(s *ir.Assign) {
 		if x := Eval(s.Value, w.env); x.Kind == Int || x.Kind == Float {
 			v = x
 		}
+	}
+	if w.keyDepth > 0 && v.Known() {
+		w.b.observed[s.Field] = v // the value parsed from the program's text
+		return
 	}
 	if prev, seen := w.b.observed[s.Field]; seen && !prev.equal(v) {
 		v = Value{}
@@ -561,12 +598,21 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			a.Pos = blk[0].Position()
 		}
 		w.env = base.Clone()
+		keyed := false
 		if i == 0 && cond != nil {
 			w.impliedValues(cond)
+			keyed = w.keyed(cond)
+		}
+		if keyed {
+			w.keyDepth++
 		}
 		w.scale = append(w.scale, sideOdds(n, i, len(alts)))
 		w.walk(blk, a)
 		w.scale = w.scale[:len(w.scale)-1]
+		if keyed {
+			w.keyDepth--
+			w.env.setting = base.setting
+		}
 		envs[i] = w.env
 		n.Children = append(n.Children, a)
 	}
@@ -582,6 +628,7 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 	} else {
 		w.env = base
 		w.env.merge(envs)
+		w.keepSettled(alts...)
 	}
 	parent.Children = append(parent.Children, n)
 }

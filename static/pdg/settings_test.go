@@ -1,0 +1,221 @@
+package pdg
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSettingsRecord checks the keys read from the text a program writes:
+// "key = value" pairs, several to a namelist line, "key: value", "key
+// value" lines, comments, quoted strings, Fortran d exponents, unknown
+// and conflicting values.
+func TestSettingsRecord(t *testing.T) {
+	st := settings{}
+	st.record("# grid\nnx = 200\nny=100 # rows\nname: run_a.dat\nsteps 400\nthree words here\n", false)
+	st.record("&run\n  dt = 2.5d-3, Nsub = 4, out = 'snap.dat' ! comment\n/\n", true)
+	st.record("seed = *\nnx = 200\nny = 101\n", false)
+	want := map[string]Value{
+		"nx":    IntValue(200, Propagated),
+		"ny":    {},
+		"name":  StrValue("run_a.dat", Propagated),
+		"steps": IntValue(400, Propagated),
+		"dt":    FloatValue(2.5e-3, Propagated),
+		"nsub":  IntValue(4, Propagated),
+		"out":   StrValue("snap.dat", Propagated),
+		"seed":  {},
+	}
+	got := map[string]Value{}
+	for k, s := range st {
+		got[k] = s.v
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+}
+
+// A C program that writes its configuration with fprintf and parses it
+// back with fgets, sscanf and strcmp into a structure.
+const configC = `#include <stdio.h>
+#include <string.h>
+struct params { long nrec; int width; };
+static void write_params(const char *path) {
+    FILE *f = fopen(path, "w");
+    fprintf(f, "# parameters\n");
+    fprintf(f, "records = %d\n", 2500);
+    fputs("width = 16\n", f);
+    fclose(f);
+}
+static void read_params(const char *path, struct params *p) {
+    char line[128], key[32];
+    double val;
+    FILE *f = fopen(path, "r");
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, " %31[a-z] = %lf", key, &val) != 2) continue;
+        if (strcmp(key, "records") == 0) p->nrec = (long)val;
+        else if (!strcmp(key, "width")) p->width = (int)val;
+    }
+    fclose(f);
+}
+static void dump(const char *path, long n) {
+    FILE *f = fopen(path, "w");
+    for (long i = 0; i < n; i++) /* dump loop */
+        fprintf(f, "%ld\n", i);
+    fclose(f);
+}
+int main(void) {
+    struct params p = {0, 0};
+    write_params("run.cfg");
+    read_params("run.cfg", &p);
+    dump("out.txt", p.nrec); /* dump call */
+    return 0;
+}
+`
+
+// TestSettingsParsedBack checks that values a program writes into its own
+// text files and parses back bound its loops: C fields and locals set in
+// the branch that tests the key (strcmp, a std::string ==), a scan in that
+// branch, Fortran namelists written as text or with nml= and read with
+// nml=, into module variables and through dummy arguments.
+func TestSettingsParsedBack(t *testing.T) {
+	runPropagation(t, []propagationCase{
+		{name: "C fgets, sscanf and strcmp into a member", srcs: []source{{"cfg.c", configC}},
+			path: []string{"dump call"}, loop: "dump loop", trip: 2500, source: TripParameter},
+		{name: "C fscanf in the branch of the key, into a local", srcs: []source{{"scan.c", `#include <stdio.h>
+#include <string.h>
+static void dump(long n) {
+    for (long i = 0; i < n; i++) /* dump loop */
+        printf("%ld\n", i);
+}
+int main(void) {
+    FILE *f = fopen("lu.cfg", "w");
+    fprintf(f, "order %d\nseed %lu\n", 1500, 99ul);
+    fclose(f);
+    char key[64];
+    int order = 10;
+    unsigned long seed = 1;
+    f = fopen("lu.cfg", "r");
+    while (fscanf(f, "%63s", key) == 1) {
+        if (strcmp(key, "order") == 0 && fscanf(f, "%d", &order) == 1)
+            continue;
+        else if (strcmp(key, "seed") == 0 && fscanf(f, "%lu", &seed) == 1)
+            continue;
+        else
+            break;
+    }
+    fclose(f);
+    dump(order); /* dump call */
+    return 0;
+}
+`}}, path: []string{"dump call"}, loop: "dump loop", trip: 1500, source: TripParameter},
+		{name: "C++ getline, extraction and ==", srcs: []source{{"ini.cpp", `#include <fstream>
+#include <sstream>
+#include <string>
+static void dump(int n) {
+    std::ofstream o("out.txt");
+    for (int i = 0; i < n; i++) // dump loop
+        o << i << "\n";
+}
+int main() {
+    {
+        std::ofstream c("run.ini");
+        c << "cells = " << 640 << std::endl;
+        c << "steps = 12\n";
+    }
+    int cells = 0, steps = 0;
+    std::ifstream in("run.ini");
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream is(line);
+        std::string key, eq, val;
+        is >> key >> eq >> val;
+        if (key == "cells") cells = std::stoi(val);
+        else if (key == "steps") steps = std::stoi(val);
+    }
+    dump(cells * steps); // dump call
+    return 0;
+}
+`}}, path: []string{"dump call"}, loop: "dump loop", trip: 7680, source: TripParameter},
+		{name: "Fortran namelist text read into module variables", srcs: []source{f90("nml", `module run
+  integer :: nrec = 10, nsub = 2
+  namelist /par/ nrec, nsub
+contains
+  subroutine write_par(path)
+    character(len=*), intent(in) :: path
+    integer :: u
+    open(newunit=u, file=path, status='replace')
+    write(u, '(a)') '&par'
+    write(u, '(a)') '  nrec = 4000, nsub = 3 ! sizes'
+    write(u, '(a)') '/'
+    close(u)
+  end subroutine write_par
+  subroutine read_par(path)
+    character(len=*), intent(in) :: path
+    integer :: u
+    open(newunit=u, file=path, status='old')
+    read(u, nml=par)
+    close(u)
+  end subroutine read_par
+end module run
+program main
+  use run
+  call write_par('run.nml')
+  call read_par('run.nml')
+  call writer(nrec) ! writer call
+end program main
+`), f90("writer", writerF90)},
+			path: []string{"writer call"}, loop: "writer loop", trip: 4000, source: TripParameter},
+		{name: "Fortran namelist written with nml= and read through dummy arguments", srcs: []source{f90("nml", `subroutine write_par(path)
+  character(len=*), intent(in) :: path
+  integer :: u, nbatch, nper
+  namelist /mc/ nbatch, nper
+  nbatch = 40
+  nper = 5000
+  open(newunit=u, file=path, status='replace')
+  write(u, nml=mc)
+  close(u)
+end subroutine write_par
+subroutine read_par(path, nbatch, nper)
+  character(len=*), intent(in) :: path
+  integer, intent(out) :: nbatch, nper
+  integer :: u
+  namelist /mc/ nbatch, nper
+  nbatch = -1
+  nper = -1
+  open(newunit=u, file=path, status='old')
+  read(u, nml=mc)
+  close(u)
+end subroutine read_par
+program main
+  integer :: nbatch, nper
+  call write_par('mc.nml')
+  call read_par('mc.nml', nbatch, nper)
+  call writer(nper) ! writer call
+end program main
+`), f90("writer", writerF90)},
+			path: []string{"writer call"}, loop: "writer loop", trip: 5000, source: TripParameter},
+		{name: "a key written with two values", srcs: []source{{"two.c", `#include <stdio.h>
+#include <string.h>
+static void dump(long n) {
+    for (long i = 0; i < n; i++) /* dump loop */
+        printf("%ld\n", i);
+}
+int main(void) {
+    FILE *f = fopen("a.cfg", "w");
+    fprintf(f, "n %d\n", 300);
+    fclose(f);
+    f = fopen("b.cfg", "w");
+    fprintf(f, "n %d\n", 500);
+    fclose(f);
+    char key[64];
+    long n = 0, v;
+    f = fopen("b.cfg", "r");
+    while (fscanf(f, "%63s %ld", key, &v) == 2)
+        if (strcmp(key, "n") == 0) n = v;
+    fclose(f);
+    dump(n); /* dump call */
+    return 0;
+}
+`}}, path: []string{"dump call"}, loop: "dump loop", trip: DefaultTrip, source: TripDefault},
+	})
+}
