@@ -508,10 +508,15 @@ func (b *builder) vexingArgs(list int32) []ir.Expr {
 			continue
 		}
 		ty := t.child(c, fType)
+		d := t.child(c, fDeclarator)
 		switch {
-		case ty != none && t.child(c, fDeclarator) == none &&
+		case ty != none && d == none &&
 			(t.kind(ty) == kTypeIdentifier || t.kind(ty) == kQualifiedIdentifier):
 			args = append(args, ir.Ref{Name: t.text(ty)})
+		case ty != none && t.kind(ty) == kTypeIdentifier && d != none &&
+			t.kind(d) == kAbstractArrayDeclarator && t.child(d, fSize) != none && t.child(d, fDeclarator) == none:
+			// fs::path dir(argv[1]): an element, read as an array parameter.
+			args = append(args, ir.Index{X: ir.Ref{Name: t.text(ty)}, Idx: []ir.Expr{b.expr(t.child(d, fSize))}})
 		default:
 			args = append(args, ir.Unknown{Text: t.text(c)})
 		}

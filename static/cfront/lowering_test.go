@@ -42,6 +42,12 @@ func TestLowering(t *testing.T) {
 		{"sizeof a typedef read as a name", ir.C,
 			`typedef struct { long key, payload; } rec; void f(int n) { x = n * (int)sizeof(rec); }`,
 			ir.Block{assign("x", "=", bin("*", ref("n"), ir.Cast{Type: ir.Type{Name: "int", Size: 4}, X: sizeofT("rec", 16)}))}},
+		{"struct with arrays sized by macros and enumerators", ir.C,
+			`#define NCH 8
+#define NAME (NCH * 4 + 1)
+enum { NTAG = 3 };
+typedef struct { unsigned seq; float ch[NCH]; char name[NAME]; short tag[NTAG - 1]; } rec; void f(int n) { x = sizeof(rec); }`,
+			ir.Block{&ir.Assign{Pos: ir.Pos{File: "t.c", Line: 4}, Target: "x", Op: "=", Value: sizeofT("rec", 76)}}}, // 4 + 32 + 33, a byte of padding, 4, two of tail padding
 		{"calloc result", ir.C,
 			`void f(int n) { int *a = calloc(n, sizeof(int)); }`,
 			ir.Block{&ir.Call{Pos: p, Callee: "calloc", Args: []ir.Expr{ref("n"), sizeofT("int", 4)}, Result: "a"},
@@ -121,6 +127,11 @@ func TestLowering(t *testing.T) {
 		{"namespace aliases", ir.CPP,
 			`namespace fs = std::filesystem; void f() { namespace io = ::std::filesystem; fs::create_directories(p); io::remove(q); }`,
 			ir.Block{call("std::filesystem::create_directories", ref("p")), call("std::filesystem::remove", ref("q"))}},
+		{"an element argument of a constructor read as an array parameter", ir.CPP,
+			`void f(char **argv) { std::string dir(argv[1]); }`,
+			ir.Block{
+				&ir.Call{Pos: p, Callee: "std::string", Args: []ir.Expr{ir.Index{X: ref("argv"), Idx: []ir.Expr{num(1)}}}, Result: "dir"},
+				decl("dir", ir.Type{Name: "std::string"}, callx("std::string", ir.Index{X: ref("argv"), Idx: []ir.Expr{num(1)}}))}},
 		{"a class with a constructor is no aggregate", ir.CPP,
 			`struct Box { Box(int a, int b); int w, h; }; struct P { int x, y; }; void f() { Box b{7, 9}; P q{3, 4}; }`,
 			ir.Block{

@@ -256,6 +256,7 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 	w := b.newWalker(d, n, ctx)
 	w.walk(d.f.Body, n)
 	n.Result = w.result
+	n.resultShape = w.resultShape
 	if d.file.Lang == ir.Fortran {
 		n.outs = make([]Value, len(d.f.Params))
 		for i, p := range d.f.Params {

@@ -202,6 +202,11 @@ func binary(op string, l, r Value) Value {
 		if l.Kind == Str && r.Kind == Str {
 			return builtStr(l.S+r.S, o)
 		}
+	case "/":
+		// std::filesystem::path's: dir / "name".
+		if l.Kind == Str && r.Kind == Str {
+			return builtStr(strings.TrimSuffix(l.S, "/")+"/"+r.S, o)
+		}
 	case "==", "!=":
 		if l.Kind == Sym && r.Kind == Sym {
 			return boolValue((l.S == r.S) == (op == "=="), o)
@@ -344,6 +349,8 @@ var pureFuncs = sync.OnceValue(func() map[string]func(env *Env, args []Value) Va
 		"trim":                   func(_ *Env, a []Value) Value { return strValue(a, trimBlanks) },
 		"adjustl":                func(_ *Env, a []Value) Value { return strValue(a, strings.TrimSpace) },
 		"string":                 func(_ *Env, a []Value) Value { return strValue(a, func(s string) string { return s }) },
+		"filesystem::path":       func(_ *Env, a []Value) Value { return strValue(a, func(s string) string { return s }) },
+		"fs::path":               func(_ *Env, a []Value) Value { return strValue(a, func(s string) string { return s }) },
 		"command_argument_count": argCount,
 		"iargc":                  argCount,
 	}

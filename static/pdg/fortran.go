@@ -35,6 +35,9 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 	}
 	if sem.Op.IsData() {
 		io.Bytes, io.Items, io.BytesKnown = w.items(s.Items, sem.Formatted)
+		if !io.BytesKnown && sem.Op == iosem.Read && !sem.Formatted {
+			io.Bytes, io.BytesKnown = w.restOfFile(io.File)
+		}
 		if sem.Op == iosem.Read {
 			for _, it := range s.Items {
 				w.env.Kill(baseName(it))

@@ -265,4 +265,7 @@ type Node struct {
 	// dummy arguments, by position, when it returns (unknown when not
 	// known): its caller's actual arguments take them.
 	outs []Value
+	// resultShape is the extents of the container or array the instance
+	// returns, when known.
+	resultShape shape
 }

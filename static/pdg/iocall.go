@@ -71,6 +71,12 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 
 	if s.Op.IsData() {
 		io.Bytes, io.Items, io.BytesKnown = w.transferBytes(c, s, h)
+		if z := s.Size; !io.BytesKnown && s.Op == iosem.Read && (z.Kind == iosem.Bytes || z.Kind == iosem.Elements) {
+			io.Bytes, io.BytesKnown = w.restOfFile(h)
+			if io.BytesKnown && z.Elem > 0 {
+				io.Items = io.Bytes / z.Elem
+			}
+		}
 		switch s.Size.Kind {
 		case iosem.Format:
 			if f, ok := w.formatString(arg(c, s.Size.Count)); ok {
@@ -499,6 +505,22 @@ func (w *walker) transferBytes(c *ir.Call, s iosem.Semantics, h *Handle) (bytes,
 		bytes, items = 0, 0
 	}
 	return bytes, items, known
+}
+
+// restOfFile returns the bytes a binary read of unknown size takes from
+// the file of h when the program wrote that file and the read is not in a
+// loop of its function: the whole of what was written. Such a read takes
+// the payload whose size a header gave (fread(im.rgb, 3, w * h, f) after
+// the header of an image file the program wrote).
+func (w *walker) restOfFile(h *Handle) (int64, bool) {
+	if h == nil || h.Kind != FileHandle || len(w.trips) > 0 {
+		return 0, false
+	}
+	e, ok := h.contents()
+	if !ok || e.bytes < 1 {
+		return 0, false
+	}
+	return int64(e.bytes), true
 }
 
 // formatString returns the text of a printf or scanf format argument for

@@ -175,3 +175,55 @@ int main() {
 		}
 	}
 }
+
+// A container a function fills and returns by value has, in its caller,
+// the size it had at the return, as a local initialised or assigned with
+// the call; a call whose result size is not known forgets it.
+func TestReturnedContainer(t *testing.T) {
+	src := []source{cppSrc(`#include <cstdio>
+#include <vector>
+std::vector<double> load(int n) {
+  std::vector<double> v;
+  for (int i = 0; i < n; i++) v.push_back(i);
+  return v;
+}
+void scan(const std::vector<double> &v) {
+  for (size_t i = 0; i < v.size(); i++) std::printf("%g\n", v[i]); // scan loop
+}
+int main() {
+  auto a = load(300);
+  scan(a); // first call
+  std::vector<double> b;
+  b = load(40);
+  scan(b); // second call
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		call string
+		trip int64
+	}{{"first call", 300}, {"second call", 40}} {
+		l := loopVia(t, g, src, []string{tc.call}, "scan loop")
+		if l.Trip != tc.trip || l.TripSource != TripParameter {
+			t.Errorf("%s: trip %d (%s), want %d (%s)", tc.call, l.Trip, l.TripSource, tc.trip, TripParameter)
+		}
+	}
+}
+
+// A std::filesystem::path made from a program argument and joined with
+// "/" names the files opened with it.
+func TestFilesystemPathNames(t *testing.T) {
+	src := []source{cppSrc(`#include <filesystem>
+#include <fstream>
+namespace fs = std::filesystem;
+int main(int argc, char **argv) {
+  fs::path dir(argv[1]);
+  std::ofstream o(dir / "log" / "run.txt");
+  o << 1;
+  return 0;
+}`)}
+	want := "std::ofstream(out/log/run.txt) operator<<(out/log/run.txt)"
+	if got := ioNodesWith(t, Options{Args: []string{"out"}}, src); got != want {
+		t.Errorf("I/O nodes %q, want %q", got, want)
+	}
+}

@@ -37,6 +37,13 @@ type walker struct {
 	// around the statement being walked.
 	settled  map[string]Value
 	keyDepth int
+	// returned are the extents of the container or array the latest call
+	// of each program function returned, by callee (auto jobs =
+	// load_log(path)).
+	returned map[string]shape
+	// resultShape is the extents of the container or array the function
+	// returns (Node.resultShape).
+	resultShape shape
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
@@ -66,6 +73,9 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 			// opens and returns) keeps what the helper knew of it.
 			if v := Eval(r.Value, w.env); v.Kind == Int && v.I >= 0 || v.Kind == Float && v.F >= 0 || v.Kind == HandleVal {
 				w.result = v
+			}
+			if ref, ok := r.Value.(ir.Ref); ok {
+				w.resultShape, _ = w.env.shapeOf(ref.Name)
 			}
 		}
 	}
@@ -144,6 +154,21 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 	if isContainer(v.Type.Name) && v.Type.Pointer == 0 && len(v.Type.Dims) == 0 {
 		w.containerDecl(v)
 	}
+	w.returnedShape(v.Name, v.Init)
+}
+
+// returnedShape gives name, initialised or assigned with the result of a
+// call of a program function, the extents of the container that call
+// returned.
+func (w *walker) returnedShape(name string, init ir.Expr) {
+	if c, ok := init.(ir.Cast); ok {
+		init = c.X
+	}
+	if c, ok := init.(ir.CallExpr); ok {
+		if s, ok := w.returned[c.Callee]; ok {
+			w.env.setShape(name, s)
+		}
+	}
 }
 
 // assign counts the operations of an assignment (times the elements of a
@@ -187,6 +212,9 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 		delete(w.settled, s.Target)
 	}
 	w.containerAssign(s)
+	if s.Op == "=" {
+		w.returnedShape(s.Target, s.Value)
+	}
 }
 
 // call dispatches a call: through a pointer, a stream member or operator,
@@ -239,6 +267,15 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 		v = n.Target.Result
 		w.calleeWrote(n.Target)
 		w.outArgs(c, n.Target, eff)
+	}
+	if n.Target != nil && n.Target.resultShape.known() {
+		if w.returned == nil {
+			w.returned = map[string]shape{}
+		}
+		s := n.Target.resultShape
+		w.returned[c.Callee] = shape{dims: s.dims, origin: max(s.origin, Passed)}
+	} else {
+		delete(w.returned, c.Callee)
 	}
 	w.setResult(c, v)
 }

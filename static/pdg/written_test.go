@@ -361,3 +361,84 @@ long count(std::istream &in) {
 		}
 	}
 }
+
+// TestRestOfFile checks that a binary read of unknown size, outside a
+// loop, from a file the program wrote takes the whole file: the payload
+// after a header that gave its dimensions, in C and Fortran. In a loop,
+// or from a file the program did not write, the size stays unknown.
+func TestRestOfFile(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		src    source
+		marker string
+		bytes  int64
+		known  bool
+	}{
+		{"fread after a header", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  static unsigned char img[3 * 640 * 480];
+  FILE *f = fopen("a.ppm", "wb");
+  fprintf(f, "P6\n%d %d\n255\n", 640, 480);
+  fwrite(img, 3, 640 * 480, f);
+  fclose(f);
+  int w, h;
+  f = fopen("a.ppm", "rb");
+  if (fscanf(f, "P6 %d %d 255", &w, &h) != 2) return 1;
+  unsigned char *p = malloc(3 * (size_t)w * h);
+  fread(p, 3, (size_t)w * h, f); // payload
+  fclose(f);
+  return 0;
+}`), "payload", 921600 + 25, true}, // the header: 9 characters and two %d of 8
+		{"in a loop", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  static double x[1000];
+  FILE *f = fopen("a.bin", "wb");
+  fwrite(x, sizeof x, 1, f);
+  fclose(f);
+  int n = rand();
+  double *p = malloc(8 * (size_t)n);
+  f = fopen("a.bin", "rb");
+  for (int i = 0; i < 4; i++)
+    fread(p, 8, n, f); // payload
+  fclose(f);
+  return 0;
+}`), "payload", 0, false},
+		{"a file the program did not write", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  int n = rand();
+  double *p = malloc(8 * (size_t)n);
+  FILE *f = fopen("given.bin", "rb");
+  fread(p, 8, n, f); // payload
+  fclose(f);
+  return 0;
+}`), "payload", 0, false},
+		{"Fortran unformatted", f90("rest", `program p
+  integer :: u, n
+  real(8) :: x(5000)
+  real(8), allocatable :: y(:)
+  x = 0
+  open(newunit=u, file='f.bin', form='unformatted', access='stream', status='replace')
+  write(u) 5000
+  write(u) x
+  close(u)
+  open(newunit=u, file='f.bin', form='unformatted', access='stream', status='old')
+  read(u) n
+  allocate(y(n))
+  read(u) y ! payload
+  close(u)
+end program p
+`), "payload", 40004, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srcs := []source{tc.src}
+			g := buildSources(t, Options{}, srcs...)
+			n := entryNode(t, g, srcs, IONode, tc.marker)
+			if n.IO.Bytes != tc.bytes || n.IO.BytesKnown != tc.known {
+				t.Errorf("read of %d bytes (known %v), want %d (known %v)", n.IO.Bytes, n.IO.BytesKnown, tc.bytes, tc.known)
+			}
+		})
+	}
+}
