@@ -76,6 +76,7 @@ type shared struct {
 	globalVars map[string]*ir.Var
 	fields     map[string]Value // members that keep one number (analyseFields)
 	observed   map[string]Value // numbers stored into members so far (observeField)
+	settings   settings         // keys of the text the program wrote so far (see settings)
 	args       []string
 	hasArgs    bool
 	lang       ir.Lang // the language of the file ("" for NewEnv: any)

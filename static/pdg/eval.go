@@ -83,6 +83,9 @@ func (e *Env) evalIndex(x ir.Index, depth int) Value {
 	if v, ok := e.tableElement(x, depth); ok {
 		return v
 	}
+	if v, ok := e.mapSetting(x, depth); ok {
+		return v
+	}
 	arr := e.eval(x.X, depth)
 	if arr.Kind != Argv || len(x.Idx) != 1 {
 		return Value{}
@@ -383,6 +386,14 @@ func (e *Env) evalCall(x ir.CallExpr, depth int) Value {
 			return v
 		}
 	}
+	if x.Callee == "at" && len(x.Args) == 1 {
+		// kv.at("nodes"), on a map of the keys of the program's own text.
+		if k := e.eval(x.Args[0], depth); k.Kind == Str {
+			if st, ok := e.shared.settings.known(k.S); ok {
+				return st.v
+			}
+		}
+	}
 	if f, ok := pureFuncs()[strings.ToLower(strings.TrimPrefix(x.Callee, "std::"))]; ok {
 		args := make([]Value, len(x.Args))
 		for i, a := range x.Args {
@@ -405,6 +416,10 @@ func converted(env *Env, a []Value) []Value {
 
 func parseInt(env *Env, a []Value) Value {
 	a = converted(env, a)
+	if len(a) > 0 && (a[0].Kind == Int || a[0].Kind == Float) {
+		i, _ := a[0].Int()
+		return IntValue(i, a[0].Origin) // a number a setting gave
+	}
 	if len(a) == 0 || a[0].Kind != Str {
 		return Value{}
 	}
@@ -420,6 +435,10 @@ func parseInt(env *Env, a []Value) Value {
 
 func parseFloat(env *Env, a []Value) Value {
 	a = converted(env, a)
+	if len(a) > 0 && (a[0].Kind == Int || a[0].Kind == Float) {
+		f, _ := a[0].Float()
+		return FloatValue(f, a[0].Origin) // a number a setting gave
+	}
 	if len(a) == 0 || a[0].Kind != Str {
 		return Value{}
 	}

@@ -18,6 +18,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 		globalVars: b.globalVars,
 		fields:     b.fields,
 		observed:   b.observed,
+		settings:   b.settings,
 		args:       b.opts.Args,
 		hasArgs:    b.opts.Args != nil,
 	}

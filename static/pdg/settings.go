@@ -445,3 +445,23 @@ func (w *walker) keepSettled(alts ...ir.Block) {
 		}
 	}
 }
+
+// mapSetting evaluates kv["nodes"], an element of a map indexed by a key
+// of the program's own text, as that key's value: the program filled the
+// map as it parsed the text.
+func (e *Env) mapSetting(x ir.Index, depth int) (Value, bool) {
+	r, ok := x.X.(ir.Ref)
+	if !ok || len(x.Idx) != 1 {
+		return Value{}, false
+	}
+	v := e.Var(r.Name)
+	if v == nil || !strings.Contains(v.Type.Name, "map<") {
+		return Value{}, false
+	}
+	k := e.eval(x.Idx[0], depth)
+	if k.Kind != Str {
+		return Value{}, false
+	}
+	st, ok := e.shared.settings.known(k.S)
+	return st.v, ok
+}

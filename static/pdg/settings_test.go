@@ -76,7 +76,8 @@ int main(void) {
 // text files and parses back bound its loops: C fields and locals set in
 // the branch that tests the key (strcmp, a std::string ==), a scan in that
 // branch, Fortran namelists written as text or with nml= and read with
-// nml=, into module variables and through dummy arguments.
+// nml=, into module variables and through dummy arguments; a C++ map
+// filled with the keys.
 func TestSettingsParsedBack(t *testing.T) {
 	runPropagation(t, []propagationCase{
 		{name: "C fgets, sscanf and strcmp into a member", srcs: []source{{"cfg.c", configC}},
@@ -136,6 +137,32 @@ int main() {
     return 0;
 }
 `}}, path: []string{"dump call"}, loop: "dump loop", trip: 7680, source: TripParameter},
+		{name: "C++ map of the keys", srcs: []source{{"kv.cpp", `#include <fstream>
+#include <map>
+#include <string>
+static void dump(long n) {
+    std::ofstream o("out.txt");
+    for (long i = 0; i < n; i++) // dump loop
+        o << i << "\n";
+}
+int main() {
+    {
+        std::ofstream c("graph.meta");
+        c << "# graph\n" << "nodes=" << 5000 << "\n" << "edges=" << 20000 << "\n";
+    }
+    std::ifstream in("graph.meta");
+    std::map<std::string, std::string> kv;
+    std::string line;
+    while (std::getline(in, line)) {
+        auto eq = line.find('=');
+        if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    long n = std::stol(kv.at("nodes"));
+    long m = std::stol(kv["edges"]);
+    dump(m / n); // dump call
+    return 0;
+}
+`}}, path: []string{"dump call"}, loop: "dump loop", trip: 4, source: TripParameter},
 		{name: "Fortran namelist text read into module variables", srcs: []source{f90("nml", `module run
   integer :: nrec = 10, nsub = 2
   namelist /par/ nrec, nsub
