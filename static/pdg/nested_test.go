@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"math"
 	"testing"
 )
 
@@ -85,4 +86,86 @@ int main(int argc, char **argv) {
 	if l.Trip != 3 || l.TripSource != TripBound {
 		t.Errorf("header loop: trip %d (%s), want 3 (bound)", l.Trip, l.TripSource)
 	}
+}
+
+// TestSkippedIterations checks that the statements after "if (c)
+// continue" (Fortran CYCLE) run on the other side of the branch when the
+// odds of c are weighed, such as those of a scan selecting the records of
+// a key (one in sqrt(trip) match); the skips of unweighed conditions are
+// taken to be rare, and what follows them runs every time.
+func TestSkippedIterations(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		src     source
+		odds    float64
+		skipped bool
+	}{
+		{"continue on an unweighed condition", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  double x[1000];
+  for (int i = 0; i < 1000; i++) x[i] = rand();
+  FILE *f = fopen("pos.txt", "w");
+  for (int i = 0; i < 1000; i++) {
+    if (x[i] < 0.5) continue; // skip
+    fprintf(f, "%g\n", x[i]);
+  }
+  fclose(f);
+  return 0;
+}`), UnknownOdds, false},
+		{"records of a key", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+struct rec { int key; long pos; };
+int main(void) {
+  static struct rec r[10000];
+  int k = rand();
+  FILE *f = fopen("data.bin", "rb");
+  char buf[512];
+  for (int i = 0; i < 10000; i++) {
+    if (r[i].key != k) continue; // skip
+    fseek(f, r[i].pos, SEEK_SET);
+    fread(buf, 1, sizeof buf, f);
+  }
+  fclose(f);
+  return 0;
+}`), 0.99, true},
+		{"Fortran CYCLE on a key", f90("cyc", `program p
+  integer :: idx(400), i, want, s
+  want = 7
+  s = 0
+  do i = 1, 400
+    idx(i) = mod(i, 20)
+  end do
+  do i = 1, 400
+    if (idx(i) /= want) cycle ! skip
+    s = s + 1
+    write(*, *) i
+  end do
+end program p
+`), 0.95, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srcs := []source{tc.src}
+			g := buildSources(t, Options{}, srcs...)
+			b := entryNode(t, g, srcs, BranchNode, "skip")
+			if math.Abs(b.Odds-tc.odds) > 1e-9 || len(b.Children) != 2 {
+				t.Fatalf("branch odds %g with %d alternatives, want %g and 2", b.Odds, len(b.Children), tc.odds)
+			}
+			if under := countKind(b, IONode) > 0; under != tc.skipped || countKind(b.Children[0], IONode) != 0 {
+				t.Errorf("the I/O after the skip is under the branch: %v, want %v, on its other side only", under, tc.skipped)
+			}
+		})
+	}
+}
+
+// countKind counts the nodes of kind under n.
+func countKind(n *Node, kind Kind) int {
+	c := 0
+	for _, ch := range n.Children {
+		if ch.Kind == kind {
+			c++
+		}
+		c += countKind(ch, kind)
+	}
+	return c
 }

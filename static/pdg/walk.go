@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -63,7 +64,13 @@ func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
 func (w *walker) fortran() bool { return w.d.file.Lang == ir.Fortran }
 
 func (w *walker) walk(blk ir.Block, parent *Node) {
-	for _, s := range blk {
+	for i, s := range blk {
+		if f, ok := s.(*ir.If); ok && len(f.Else) == 0 && endsIteration(f.Then) && i+1 < len(blk) && w.weighed(f.Cond) {
+			// "if (c) continue; rest": the rest runs only when c does not
+			// hold, as the other side of the branch.
+			w.stmt(&ir.If{Pos: f.Pos, Cond: f.Cond, Then: f.Then, Else: blk[i+1:]}, parent)
+			break
+		}
 		w.stmt(s, parent)
 	}
 	if parent == w.fn && len(blk) > 0 {
@@ -79,6 +86,26 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 			}
 		}
 	}
+}
+
+// weighed reports whether the analysis knows the truth or the odds of a
+// condition. The skips of unweighed conditions ("if (line[0] == '#')
+// continue") are taken to be rare: comment lines, bad records.
+func (w *walker) weighed(cond ir.Expr) bool {
+	if _, ok := truth(Eval(cond, w.env)); ok {
+		return true
+	}
+	return w.branchOdds(cond) > 0
+}
+
+// endsIteration reports whether a block ends with C's continue or
+// Fortran's CYCLE: what follows it in the loop body does not run.
+func endsIteration(blk ir.Block) bool {
+	if len(blk) == 0 {
+		return false
+	}
+	j, ok := blk[len(blk)-1].(*ir.Jump)
+	return ok && (j.Kind == "continue" || j.Kind == "cycle")
 }
 
 func (w *walker) stmt(s ir.Stmt, parent *Node) {
@@ -791,7 +818,47 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := w.exitOdds(cond); o > 0 {
 		return o
 	}
+	if o := w.selectionOdds(cond); o > 0 {
+		return o
+	}
 	return counterOdds(cond, w.env, w.d.f.Body, w.b.steppedFields)
+}
+
+// selectionOdds returns the share of the iterations of the innermost
+// counted loop in which a record it visits matches a key the loop does
+// not change: "if (idx(itr)%cdp /= icmp) cycle", "if (rec[i].id == id)".
+// A key selects a group of records, between one and all of them: the
+// geometric middle, sqrt(trip) of the trip records, for "==", the rest
+// for "!=". It returns 0 for other conditions, among them the
+// comparisons of two elements of the iteration (a verification).
+func (w *walker) selectionOdds(cond ir.Expr) float64 {
+	c, ok := cond.(ir.Binary)
+	if !ok || c.Op != "==" && c.Op != "!=" || len(w.trips) == 0 {
+		return 0
+	}
+	t := w.trips[len(w.trips)-1]
+	if t.v == "" || t.n < 2 {
+		return 0
+	}
+	element := func(x ir.Expr) bool {
+		return mentions(x, t.v) && ir.Any(x, func(y ir.Expr) bool { _, ok := y.(ir.Index); return ok }) && !callsIn(x)
+	}
+	key := func(x ir.Expr) bool {
+		name := memberOrName(x)
+		if name == "" || mentions(x, t.v) || callsIn(x) {
+			return false
+		}
+		v := w.env.Var(name)
+		return v == nil || !v.Const
+	}
+	if !(element(c.L) && key(c.R) || element(c.R) && key(c.L)) {
+		return 0
+	}
+	match := 1 / math.Sqrt(float64(t.n))
+	if c.Op == "!=" {
+		return 1 - match
+	}
+	return match
 }
 
 // exitOdds returns the share of executions in which cond holds when the
