@@ -194,7 +194,7 @@ func (b *builder) memberLayout(typ ir.Type) (size, align int64) {
 	}
 	size = l.size
 	for _, d := range typ.Dims {
-		n, ok := b.constInt(d, 0)
+		n, ok := b.constInt(d)
 		if !ok || n <= 0 {
 			return 0, 0
 		}
@@ -210,47 +210,11 @@ const maxConstDepth = 8
 // constInt folds an integer constant expression of the file so far: a
 // number, a macro or enumerator defined before it, and arithmetic on
 // them (float ch[NCHAN], char name[MAXLEN + 1]).
-func (b *builder) constInt(x ir.Expr, depth int) (int64, bool) {
-	if depth > maxConstDepth {
-		return 0, false
-	}
-	switch x := x.(type) {
-	case ir.Int:
-		return x.V, true
-	case ir.Ref:
-		if c, ok := b.file.Consts[x.Name]; ok {
-			return b.constInt(c, depth+1)
-		}
-	case ir.Cast:
-		return b.constInt(x.X, depth)
-	case ir.Unary:
-		if v, ok := b.constInt(x.X, depth); ok && x.Op == "-" {
-			return -v, true
-		}
-	case ir.Binary:
-		l, lok := b.constInt(x.L, depth)
-		r, rok := b.constInt(x.R, depth)
-		if !lok || !rok {
-			return 0, false
-		}
-		switch x.Op {
-		case "+":
-			return l + r, true
-		case "-":
-			return l - r, true
-		case "*":
-			return l * r, true
-		case "/":
-			if r != 0 {
-				return l / r, true
-			}
-		case "<<":
-			if r >= 0 && r < 63 {
-				return l << r, true
-			}
-		}
-	}
-	return 0, false
+func (b *builder) constInt(x ir.Expr) (int64, bool) {
+	return ir.FoldInt(x, func(name string) (ir.Expr, bool) {
+		c, ok := b.file.Consts[name]
+		return c, ok
+	}, maxConstDepth)
 }
 
 // function lowers a function definition.

@@ -100,7 +100,7 @@ func (p *parser) starLen() int64 {
 	} else {
 		x = p.primary()
 	}
-	if n, ok := p.constInt(x, 0); ok {
+	if n, ok := p.constInt(x); ok {
 		return n
 	}
 	return -1
@@ -128,7 +128,7 @@ func (p *parser) characterType() ir.Type {
 			var n int64 = -1
 			if p.acceptOp("*") || p.acceptOp(":") {
 			} else if x := p.expr(); key == "len" {
-				if v, ok := p.constInt(x, 0); ok {
+				if v, ok := p.constInt(x); ok {
 					n = v
 				}
 			}
@@ -171,7 +171,7 @@ func (p *parser) kindValue(x ir.Expr, text string, depth int) (int64, bool) {
 				return k, true
 			}
 		}
-		if n, ok := p.constInt(x, 0); ok {
+		if n, ok := p.constInt(x); ok {
 			return n, true
 		}
 		k, ok := knownKinds[x.Name]
@@ -179,7 +179,7 @@ func (p *parser) kindValue(x ir.Expr, text string, depth int) (int64, bool) {
 	case ir.CallExpr:
 		return p.kindCall(x, text, depth)
 	}
-	return p.constInt(x, 0)
+	return p.constInt(x)
 }
 
 // kindCall evaluates the kind inquiries KIND, SELECTED_REAL_KIND and
@@ -187,7 +187,7 @@ func (p *parser) kindValue(x ir.Expr, text string, depth int) (int64, bool) {
 func (p *parser) kindCall(x ir.CallExpr, text string, depth int) (int64, bool) {
 	arg := func(i int) (int64, bool) {
 		if i < len(x.Args) {
-			return p.constInt(x.Args[i], 0)
+			return p.constInt(x.Args[i])
 		}
 		return 0, false
 	}
@@ -245,45 +245,12 @@ func (p *parser) kindCall(x ir.CallExpr, text string, depth int) (int64, bool) {
 
 // constInt evaluates an integer constant expression over literals and
 // named constants.
-func (p *parser) constInt(x ir.Expr, depth int) (int64, bool) {
-	if depth > maxUseDepth {
-		return 0, false
-	}
-	switch x := x.(type) {
-	case ir.Int:
-		return x.V, true
-	case ir.Ref:
-		if v := p.sc.lookup(x.Name); v != nil {
-			if v.Const && v.Init != nil {
-				return p.constInt(v.Init, depth+1)
-			}
-			return 0, false
+func (p *parser) constInt(x ir.Expr) (int64, bool) {
+	return ir.FoldInt(x, func(name string) (ir.Expr, bool) {
+		if v := p.sc.lookup(name); v != nil {
+			return v.Init, v.Const && v.Init != nil
 		}
-		if c, ok := p.file.Consts[x.Name]; ok {
-			return p.constInt(c, depth+1)
-		}
-	case ir.Unary:
-		if v, ok := p.constInt(x.X, depth+1); ok && x.Op == "-" {
-			return -v, true
-		}
-	case ir.Binary:
-		l, lok := p.constInt(x.L, depth+1)
-		r, rok := p.constInt(x.R, depth+1)
-		if !lok || !rok {
-			return 0, false
-		}
-		switch x.Op {
-		case "+":
-			return l + r, true
-		case "-":
-			return l - r, true
-		case "*":
-			return l * r, true
-		case "/":
-			if r != 0 {
-				return l / r, true
-			}
-		}
-	}
-	return 0, false
+		c, ok := p.file.Consts[name]
+		return c, ok
+	}, maxUseDepth)
 }
