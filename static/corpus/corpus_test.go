@@ -78,6 +78,8 @@ func TestSourceName(t *testing.T) {
 		{LangCXX, "_ZN12_GLOBAL__N_112generate_logERKSs", "generate_log"},                                         // an anonymous namespace
 		{LangCXX, "_ZN4snap12_GLOBAL__N_14packEv", "snap::pack"},                                                  // nested in a named one
 		{LangCXX, "_ZL9write_pbmRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERK9Automaton", "write_pbm"}, // static
+		{LangCXX, "_ZN12_GLOBAL__N_15sweepISt3mapIlSt5dequeINS_5OrderESaIS3_EESt4lessIlESaISt4pairIKlS5_EEEEEjRNS_4BookERT_jlblRSt14basic_ofstreamIcSt11char_traitsIcEE",
+			"sweep"}, // a function template with substitutions (S3_) in its arguments
 		{LangCXX, "_Zbad", "_Zbad"},
 	} {
 		if got := SourceName(tc.lang, tc.sym); got != tc.want {

@@ -108,6 +108,15 @@ func skipTemplateArgs(s string) (string, bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
+		case c == 'S' && i+1 < len(s) && (s[i+1] == '_' || s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] >= 'A' && s[i+1] <= 'Z'):
+			// A substitution, "S_" or "S<seq-id>_": its digits are no
+			// length.
+			j := strings.IndexByte(s[i:], '_')
+			if j < 0 {
+				return "", false
+			}
+			i += j + 1
+			continue
 		case c >= '0' && c <= '9':
 			j := i
 			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
