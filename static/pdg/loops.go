@@ -29,8 +29,8 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		if v := w.env.Var(name); v != nil && v.Const && !declared[name] && name != l.Var {
 			delete(assigned, name) // a PARAMETER or const passed by reference stays
 		}
-		if Eval(ir.Ref{Name: name}, w.env).Kind == HandleVal && onlyStreamed(l.Body, name) {
-			delete(assigned, name) // a file stream inserted into stays open
+		if v := Eval(ir.Ref{Name: name}, w.env); v.Kind == HandleVal && onlyStreamed(l.Body, name) || v == stringStream {
+			delete(assigned, name) // a file stream inserted into stays open; a string stream stays one
 		}
 	}
 	if n.TripSource != TripTransfer {

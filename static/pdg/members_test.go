@@ -227,3 +227,30 @@ int main(int argc, char **argv) {
 		t.Errorf("I/O nodes %q, want %q", got, want)
 	}
 }
+
+// A stream parameter bound to a string stream formats in memory, through
+// the calls it is passed on to, while the same function writing to a
+// file stream does I/O.
+func TestStringStreamParameters(t *testing.T) {
+	src := []source{cppSrc(`#include <fstream>
+#include <sstream>
+#include <string>
+void item(std::ostream &os, int v) { os << v << ','; }
+void put(std::ostream &os, int n) {
+  os << '[';
+  for (int i = 0; i < n; i++) item(os, i);
+  os << ']';
+}
+int main() {
+  std::ostringstream s;
+  put(s, 10);
+  std::string text = s.str();
+  std::ofstream f("list.txt");
+  put(f, 3);
+  return 0;
+}`)}
+	want := "std::ofstream(list.txt) operator<<(list.txt) operator<<(list.txt) operator<<(list.txt)"
+	if got := ioNodesWith(t, Options{}, src); got != want {
+		t.Errorf("I/O nodes %q, want %q", got, want)
+	}
+}

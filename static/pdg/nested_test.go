@@ -169,3 +169,53 @@ func countKind(n *Node, kind Kind) int {
 	}
 	return c
 }
+
+// TestCacheLookup checks that a function keeping a cache (it compares a
+// member with its parameter and stores the parameter there on a miss)
+// finds its key CacheHitOdds of the time, and that what follows the
+// early return of a hit runs on the other side of the branch.
+func TestCacheLookup(t *testing.T) {
+	srcs := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+struct slot { int id; char buf[4096]; };
+static struct slot cache;
+static FILE *vol;
+static const char *get(int id) {
+  if (cache.id == id) // hit
+    return cache.buf;
+  fseek(vol, (long)id * 4096, SEEK_SET);
+  fread(cache.buf, 1, 4096, vol);
+  cache.id = id;
+  return cache.buf;
+}
+static const char *peek(int id) {
+  if (cache.id == id) // no store
+    return cache.buf;
+  return NULL;
+}
+int main(void) {
+  vol = fopen("v.bin", "rb");
+  for (int i = 0; i < 1000; i++) { get(rand() % 100); peek(i); }
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, srcs...)
+	for _, tc := range []struct {
+		fn, marker string
+		odds       float64
+		rest       bool
+	}{{"get", "hit", CacheHitOdds, true}, {"peek", "no store", UnknownOdds, false}} {
+		var b *Node
+		file, line := lineOf(t, tc.marker, srcs)
+		for _, f := range g.Funcs {
+			if f.Name == tc.fn {
+				b = nodeAt(f, BranchNode, file, line)
+			}
+		}
+		if b == nil {
+			t.Fatalf("%s: no branch", tc.fn)
+		}
+		if math.Abs(b.Odds-tc.odds) > 1e-9 || (countKind(b.Children[1], IONode) > 0) != tc.rest {
+			t.Errorf("%s: odds %g, I/O on the other side %v; want %g, %v", tc.fn, b.Odds, countKind(b.Children[1], IONode) > 0, tc.odds, tc.rest)
+		}
+	}
+}

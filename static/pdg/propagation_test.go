@@ -430,38 +430,34 @@ end program main
 	})
 }
 
+// bumpF90 is a program passing n = 10 to a subroutine bump with the
+// given body, then to writer.
+func bumpF90(body string) string {
+	return `program main
+  integer :: n
+  n = 10
+  call bump(n)
+  call writer(n)
+end program main
+
+subroutine bump(k)
+` + body + `
+end subroutine bump
+`
+}
+
 // TestFortranCallKills checks that what a callee may change is not
 // propagated past the call, unless the callee leaves a known value: a
 // dummy argument it assigns, a host variable an internal procedure
 // assigns.
 func TestFortranCallKills(t *testing.T) {
 	runPropagation(t, []propagationCase{
-		{name: "argument changed by a callee to a known value", srcs: []source{f90("kill", `program main
-  integer :: n
-  n = 10
-  call bump(n)
-  call writer(n)
-end program main
-
-subroutine bump(k)
-  integer :: k
-  k = k + 1
-end subroutine bump
-`), f90("writer", writerF90)},
+		{name: "argument changed by a callee to a known value", srcs: []source{f90("kill", bumpF90(`  integer :: k
+  k = k + 1`)), f90("writer", writerF90)},
 			path: []string{"call writer(n)"}, loop: "writer loop", trip: 11, source: TripParameter},
-		{name: "argument changed by a callee on one path", srcs: []source{f90("kill", `program main
-  integer :: n
-  n = 10
-  call bump(n)
-  call writer(n)
-end program main
-
-subroutine bump(k)
-  integer :: k, m
+		{name: "argument changed by a callee on one path", srcs: []source{f90("kill", bumpF90(`  integer :: k, m
   read(5, *) m
-  if (m > 3) k = k + 1
-end subroutine bump
-`), f90("writer", writerF90)},
+  if (m > 3) k = k + 1`)), f90("writer", writerF90)},
 			path: []string{"call writer(n)"}, loop: "writer loop", trip: DefaultTrip, source: TripDefault},
 		{name: "argument read by a callee", srcs: []source{f90("kill", `program main
   integer :: n

@@ -229,6 +229,9 @@ func (w *walker) streamStatement(s *ir.Assign, parent *Node) bool {
 		return false
 	}
 	slices.Reverse(items)
+	if w.isStringStream(x) {
+		return w.stringStreamStatement(x, items, s.Op == ">>", parent)
+	}
 	c := &ir.Call{Pos: s.Pos, Callee: "operator" + s.Op, Receiver: x, Args: items}
 	if w.streamCall(c, parent) {
 		return true
@@ -241,8 +244,7 @@ func (w *walker) streamStatement(s *ir.Assign, parent *Node) bool {
 // variables an extraction sets; it reports false when x is not a string
 // stream.
 func (w *walker) stringStreamStatement(x ir.Expr, items []ir.Expr, extract bool, parent *Node) bool {
-	v := w.env.Var(baseName(x))
-	if v == nil || v.Type.Pointer > 0 || !iosem.IsStringStream(v.Type.Name) {
+	if !w.isStringStream(x) {
 		return false
 	}
 	n := float64(len(items))
@@ -254,6 +256,21 @@ func (w *walker) stringStreamStatement(x ir.Expr, items []ir.Expr, extract bool,
 		}
 	}
 	return true
+}
+
+// stringStream is the value of a C++ string stream variable, which a
+// call passes on to a stream parameter (std::ostream &os): what the
+// callee inserts into it is formatting in memory.
+var stringStream = Value{Kind: Sym, S: "<string stream>"}
+
+// isStringStream reports whether x is a string stream: a variable of a
+// string stream type, or a stream parameter a caller bound to one.
+func (w *walker) isStringStream(x ir.Expr) bool {
+	name := baseName(x)
+	if v := w.env.Var(name); v != nil && v.Type.Pointer == 0 && iosem.IsStringStream(v.Type.Name) {
+		return true
+	}
+	return name != "" && Eval(ir.Ref{Name: name}, w.env) == stringStream
 }
 
 // unopenedStream returns a file stream declared at pos on a file the

@@ -65,9 +65,10 @@ func (w *walker) fortran() bool { return w.d.file.Lang == ir.Fortran }
 
 func (w *walker) walk(blk ir.Block, parent *Node) {
 	for i, s := range blk {
-		if f, ok := s.(*ir.If); ok && len(f.Else) == 0 && endsIteration(f.Then) && i+1 < len(blk) && w.weighed(f.Cond) {
-			// "if (c) continue; rest": the rest runs only when c does not
-			// hold, as the other side of the branch.
+		if f, ok := s.(*ir.If); ok && len(f.Else) == 0 && i+1 < len(blk) && w.skipsRest(f) {
+			// "if (c) continue; rest", "if (hit) return x; rest": the
+			// rest runs only when c does not hold, as the other side of
+			// the branch.
 			w.stmt(&ir.If{Pos: f.Pos, Cond: f.Cond, Then: f.Then, Else: blk[i+1:]}, parent)
 			break
 		}
@@ -98,14 +99,24 @@ func (w *walker) weighed(cond ir.Expr) bool {
 	return w.branchOdds(cond) > 0
 }
 
-// endsIteration reports whether a block ends with C's continue or
-// Fortran's CYCLE: what follows it in the loop body does not run.
-func endsIteration(blk ir.Block) bool {
-	if len(blk) == 0 {
+// skipsRest reports whether the then side of f ends with C's continue or
+// Fortran's CYCLE on a condition the analysis weighs, or with the return
+// of a cache hit (hitOdds): what follows f in its block runs only when
+// its condition does not hold. Other returns are left alone: a return on
+// a weighed condition is often a failed check ("return false" when a
+// header or a checksum does not match), which a run that goes on does
+// not take.
+func (w *walker) skipsRest(f *ir.If) bool {
+	if len(f.Then) == 0 {
 		return false
 	}
-	j, ok := blk[len(blk)-1].(*ir.Jump)
-	return ok && (j.Kind == "continue" || j.Kind == "cycle")
+	switch s := f.Then[len(f.Then)-1].(type) {
+	case *ir.Jump:
+		return (s.Kind == "continue" || s.Kind == "cycle") && w.weighed(f.Cond)
+	case *ir.Return:
+		return w.hitOdds(f.Cond) > 0
+	}
+	return false
 }
 
 func (w *walker) stmt(s ir.Stmt, parent *Node) {
@@ -164,6 +175,9 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 	if mode, ok := iosem.StreamType(v.Type.Name); ok && v.Type.Pointer == 0 {
 		w.streamDecl(s, mode, parent)
 		return
+	}
+	if iosem.IsStringStream(v.Type.Name) && v.Type.Pointer == 0 {
+		w.env.Set(v.Name, stringStream)
 	}
 	if v.Init != nil {
 		parent.Work += ops(v.Init, w.fortran()) + 1 + w.indexCost(v.Init)
@@ -519,8 +533,8 @@ func (w *walker) killNames(names []string) {
 		if name == "" {
 			continue
 		}
-		if v, ok := w.env.vals.m[name]; ok && v.Kind == HandleVal {
-			continue // a handle passed by reference (Fortran unit, MPI_File) stays the same
+		if v, ok := w.env.vals.m[name]; ok && (v.Kind == HandleVal || v == stringStream) {
+			continue // a handle passed by reference (Fortran unit, MPI_File, a string stream) stays the same
 		}
 		if v := w.env.Var(name); v != nil && v.Const {
 			continue // a constant (a PARAMETER passed by reference) cannot change
@@ -818,10 +832,47 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := w.exitOdds(cond); o > 0 {
 		return o
 	}
+	if o := w.hitOdds(cond); o > 0 {
+		return o
+	}
 	if o := w.selectionOdds(cond); o > 0 {
 		return o
 	}
 	return counterOdds(cond, w.env, w.d.f.Body, w.b.steppedFields)
+}
+
+// CacheHitOdds is the share of the lookups of a cache the program keeps
+// that find their key: all but one in DefaultTrip.
+const CacheHitOdds = 1 - 1.0/DefaultTrip
+
+// hitOdds returns CacheHitOdds for the lookup of a cache the function
+// keeps: a member compared with a parameter, "if (cache[slot].id ==
+// id)", where the function also stores that parameter into a member of
+// that name (cache[victim].id = id), the key of what it loads on a miss.
+// It returns 0 for other conditions, and inside a loop over the slots
+// (see selectionOdds).
+func (w *walker) hitOdds(cond ir.Expr) float64 {
+	c, ok := cond.(ir.Binary)
+	if !ok || c.Op != "==" {
+		return 0
+	}
+	for _, side := range [][2]ir.Expr{{c.L, c.R}, {c.R, c.L}} {
+		f, isField := side[0].(ir.Field)
+		p, isRef := side[1].(ir.Ref)
+		if !isField || !isRef || !w.isParam(p.Name) || slices.ContainsFunc(w.trips, func(t loopTrip) bool { return t.v != "" && mentions(f, t.v) }) {
+			continue
+		}
+		stored := false
+		visitStmts(w.d.f.Body, func(s ir.Stmt) {
+			if a, ok := s.(*ir.Assign); ok && a.Field == f.Name && a.Op == "=" && mentions(a.Value, p.Name) {
+				stored = true
+			}
+		})
+		if stored {
+			return CacheHitOdds
+		}
+	}
+	return 0
 }
 
 // selectionOdds returns the share of the iterations of the innermost
