@@ -48,7 +48,10 @@ var libraryCosts = sync.OnceValue(func() map[string]float64 {
 		"mpi_init": 2e8, "mpi_init_thread": 2e8, "mpi_finalize": 4e7,
 		"mpi_barrier": 2e4, "mpi_bcast": 2e4, "mpi_reduce": 2e4, "mpi_allreduce": 3e4,
 		"mpi_gather": 3e4, "mpi_allgather": 3e4, "mpi_scatter": 3e4, "mpi_alltoall": 5e4,
+		"mpi_scan": 2e4, "mpi_exscan": 2e4, "mpi_reduce_scatter": 3e4, "mpi_reduce_scatter_block": 3e4,
+		"mpi_gatherv": 3e4, "mpi_allgatherv": 3e4, "mpi_scatterv": 3e4, "mpi_alltoallv": 5e4, "mpi_alltoallw": 5e4,
 		"mpi_send": 5e3, "mpi_recv": 5e3, "mpi_sendrecv": 8e3, "mpi_wtime": 30,
+		"mpi_isend": 3e3, "mpi_irecv": 3e3, "mpi_wait": 3e3, "mpi_waitall": 5e3,
 	}
 })
 
