@@ -2,7 +2,6 @@ package pdg
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/iolens/iolens/static/iosem"
@@ -91,11 +90,7 @@ func (w *walker) internalIO(s *ir.FortranIO, parent *Node) {
 		}
 		var v Value
 		if i < len(fields) {
-			if n, err := strconv.ParseInt(fields[i], 10, 64); err == nil {
-				v = IntValue(n, src.Origin)
-			} else if f, err := strconv.ParseFloat(strings.ReplaceAll(strings.ToLower(fields[i]), "d", "e"), 64); err == nil {
-				v = FloatValue(f, src.Origin)
-			}
+			v = numberValue(fields[i], src.Origin)
 		}
 		w.env.Set(r.Name, v)
 	}

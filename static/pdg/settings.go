@@ -104,16 +104,22 @@ func stripComment(line string, fortran bool) string {
 // settingValue is the value a key's text gives: an integer, a real (with
 // Fortran's d exponent) or a string.
 func settingValue(text string) Value {
-	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
-		return IntValue(i, Propagated)
-	}
-	if f, err := strconv.ParseFloat(strings.NewReplacer("d", "e", "D", "e").Replace(text), 64); err == nil {
-		return FloatValue(f, Propagated)
-	}
-	if text == "" {
-		return Value{}
+	if v := numberValue(text, Propagated); v.Known() || text == "" {
+		return v
 	}
 	return StrValue(text, Propagated)
+}
+
+// numberValue reads an integer or a real, with Fortran's d exponent, or
+// returns an unknown value.
+func numberValue(text string, o Origin) Value {
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return IntValue(i, o)
+	}
+	if f, err := strconv.ParseFloat(strings.NewReplacer("d", "e", "D", "e").Replace(text), 64); err == nil {
+		return FloatValue(f, o)
+	}
+	return Value{}
 }
 
 // writtenText records the settings of the text a C or C++ write puts into
