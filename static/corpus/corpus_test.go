@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const corpusDir = "../../testdata/static/corpus"
@@ -85,5 +87,25 @@ func TestSourceName(t *testing.T) {
 		if got := SourceName(tc.lang, tc.sym); got != tc.want {
 			t.Errorf("SourceName(%s, %s) = %q, want %q", tc.lang, tc.sym, got, tc.want)
 		}
+	}
+}
+
+// TestNamed checks that functions take their source names from their
+// symbols, also when recorded under an older name; that profiles of one
+// name are summed, with the intensity of the sum; and that a function
+// alone under its name keeps its intensity.
+func TestNamed(t *testing.T) {
+	sweep := "_ZN12_GLOBAL__N_15sweepISt3mapIlSt5dequeINS_5OrderESaIS3_EESt4lessIlESaISt4pairIKlS5_EEEEEjRNS_4BookERT_jlblRSt14basic_ofstreamIcSt11char_traitsIcEE"
+	got := Named(LangCXX, []Function{
+		{Name: sweep, Symbol: sweep, Calls: 3, Wall: 2, IOTime: 1, SelfIO: 1, Intensity: 0.4},
+		{Name: "dump", Symbol: "_ZL4dumpi", Calls: 1, Wall: 1, IOTime: 1, Intensity: 1},
+		{Name: "dump", Symbol: "_Z4dumpd", Calls: 1, Wall: 3, IOTime: 0, Intensity: 0},
+	})
+	want := []Function{
+		{Name: "dump", Symbol: "_ZL4dumpi", Calls: 2, Wall: 4, IOTime: 1, Intensity: 0.25},
+		{Name: "sweep", Symbol: sweep, Calls: 3, Wall: 2, IOTime: 1, SelfIO: 1, Intensity: 0.4},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Named (-want +got):\n%s", diff)
 	}
 }

@@ -181,32 +181,50 @@ func run(ctx context.Context, prog Program, exe, out string, env []string, opts 
 }
 
 // functions keeps the profiles of exe's own functions, named as in the
-// source (profiles that map to the same name are summed), sorted by name.
+// source (see Named).
 func functions(lang, exe string, stats []collector.FunctionStat) []Function {
 	resolved, err := filepath.EvalSymlinks(exe)
 	if err != nil {
 		resolved = exe
 	}
-	byName := make(map[string]*Function)
+	var own []Function
 	for _, s := range stats {
-		if s.File != exe && s.File != resolved {
-			continue
+		if s.File == exe || s.File == resolved {
+			own = append(own, Function{Symbol: s.Name, Calls: s.Calls, Wall: s.Wall, IOTime: s.IOTime, SelfIO: s.SelfIO})
 		}
-		name := SourceName(lang, s.Name)
+	}
+	return Named(lang, own)
+}
+
+// Named names the functions of a program in language lang as in its
+// source, from their symbols (see SourceName), sums those that map to the
+// same name, and sorts them by name. A function alone under its name
+// keeps its intensity (the median of its runs, for a recorded one); the
+// sum of several has IOTime/Wall. Measurements recorded by an earlier
+// version take the names the current one gives their symbols.
+func Named(lang string, fs []Function) []Function {
+	byName := make(map[string]*Function)
+	count := make(map[string]int)
+	for _, s := range fs {
+		name := SourceName(lang, s.Symbol)
 		f := byName[name]
 		if f == nil {
-			f = &Function{Name: name, Symbol: s.Name}
+			f = &Function{Name: name, Symbol: s.Symbol, Intensity: s.Intensity}
 			byName[name] = f
 		}
+		count[name]++
 		f.Calls += s.Calls
 		f.Wall += s.Wall
 		f.IOTime += s.IOTime
 		f.SelfIO += s.SelfIO
 	}
 	out := make([]Function, 0, len(byName))
-	for _, f := range byName {
-		if f.Wall > 0 {
-			f.Intensity = f.IOTime / f.Wall
+	for name, f := range byName {
+		if count[name] > 1 || f.Intensity == 0 {
+			f.Intensity = 0
+			if f.Wall > 0 {
+				f.Intensity = f.IOTime / f.Wall
+			}
 		}
 		out = append(out, *f)
 	}

@@ -77,7 +77,7 @@ func (m *Measurements) Get(prog corpus.Program, runs int) ([]corpus.Function, bo
 	if !ok || e.Key != key {
 		return nil, false, nil
 	}
-	return e.Functions, true, nil
+	return corpus.Named(prog.Language, e.Functions), true, nil
 }
 
 // Put records the functions of prog measured runs times and writes the
