@@ -203,8 +203,8 @@ func (w *walker) fortranSettings(s *ir.FortranIO, sem iosem.Semantics, h *Handle
 		return
 	}
 	group, isNml := s.Specs["nml"]
-	if !isNml && len(s.Items) > 0 && s.Op == "read" {
-		return
+	if !isNml && s.Op == "read" {
+		return // a READ of items, or one that skips a record
 	}
 	var members []string
 	if isNml {

@@ -221,6 +221,19 @@ program main
 end program main
 `), f90("writer", writerF90)},
 			path: []string{"writer call"}, loop: "writer loop", trip: 5000, source: TripParameter},
+		{name: "Fortran READ skipping a record sets nothing", srcs: []source{f90("skip", `program main
+  integer :: u, nrec
+  nrec = 10
+  open(newunit=u, file='run.txt', status='replace')
+  write(u, '(a)') 'nrec = 4000'
+  close(u)
+  open(newunit=u, file='run.txt', status='old')
+  read(u, *)
+  close(u)
+  call writer(nrec) ! writer call
+end program main
+`), f90("writer", writerF90)},
+			path: []string{"writer call"}, loop: "writer loop", trip: 10, source: TripParameter},
 		{name: "a key written with two values", srcs: []source{{"two.c", `#include <stdio.h>
 #include <string.h>
 static void dump(long n) {
