@@ -3,13 +3,15 @@ package features
 import "maps"
 
 // part accumulates the parameters of a block along with what Params
-// cannot sum: the bytes moved per file (for P8, the largest file extent),
-// the distinct files opened (P9), and the causes.
+// cannot sum: the bytes moved per file and the files' known extents (for
+// P8, the largest file extent), the distinct files opened (P9), and the
+// causes.
 type part struct {
-	p      Params
-	files  map[string]float64 // file key → bytes read and written
-	opened map[string]bool    // keys of the files opened
-	causes []Cause
+	p       Params
+	files   map[string]float64 // file key → bytes read and written
+	extents map[string]float64 // file key → largest extent a read found
+	opened  map[string]bool    // keys of the files opened
+	causes  []Cause
 }
 
 func (a *part) add(b part) {
@@ -19,6 +21,12 @@ func (a *part) add(b part) {
 			a.files = map[string]float64{}
 		}
 		a.files[k] += v
+	}
+	for k, v := range b.extents {
+		if a.extents == nil {
+			a.extents = map[string]float64{}
+		}
+		a.extents[k] = max(a.extents[k], v)
 	}
 	for k := range b.opened {
 		if a.opened == nil {
@@ -31,7 +39,7 @@ func (a *part) add(b part) {
 
 // scaled returns a copy of a with its dynamic counts multiplied by n.
 func (a part) scaled(n float64) part {
-	s := part{p: a.p, opened: a.opened}
+	s := part{p: a.p, extents: a.extents, opened: a.opened}
 	s.p.Scale(n)
 	if a.files != nil {
 		s.files = make(map[string]float64, len(a.files))
@@ -49,17 +57,21 @@ func (a part) scaled(n float64) part {
 
 // clone returns a copy of a that shares nothing mutable with it.
 func (a part) clone() part {
-	return part{p: a.p, files: maps.Clone(a.files), opened: maps.Clone(a.opened),
+	return part{p: a.p, files: maps.Clone(a.files), extents: maps.Clone(a.extents), opened: maps.Clone(a.opened),
 		causes: append([]Cause(nil), a.causes...)}
 }
 
 // params returns the block's Params: FileSize from the per-file bytes,
-// Files from the distinct files opened, and the system side when the block
-// does I/O.
+// each at most the file's extent when known (a file read again and again
+// stays in the page cache), Files from the distinct files opened, and the
+// system side when the block does I/O.
 func (a part) params(sys System) Params {
 	p := a.p
 	p.Files = float64(len(a.opened))
-	for _, b := range a.files {
+	for k, b := range a.files {
+		if e := a.extents[k]; e > 0 {
+			b = min(b, e)
+		}
 		p.FileSize = max(p.FileSize, b)
 	}
 	if p.HasIO() {

@@ -272,6 +272,9 @@ func (x *extractor) io(n *pdg.Node, fr frame, out *[]Block) acc {
 		}
 		if io.File != nil && io.File.Kind != pdg.StdHandle {
 			p.files = map[string]float64{io.File.Key(): float64(io.Bytes)}
+			if io.Extent > 0 {
+				p.extents = map[string]float64{io.File.Key(): io.Extent}
+			}
 		}
 	case op.IsFlush() || io.Flushes:
 		p.p.Calls, p.p.Flushes = 1, 1

@@ -306,3 +306,41 @@ func buildC(t *testing.T, src []byte) []Block {
 	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
 	return blocks
 }
+
+// TestFileSizeIsExtent: a file the program wrote and reads back again and
+// again is no larger than what it wrote (P8), however many bytes pass
+// through it: 100 passes over a 1 MiB file keep it in the page cache.
+func TestFileSizeIsExtent(t *testing.T) {
+	src := []byte(`#include <stdio.h>
+static char buf[1 << 20];
+static double passes(FILE *f) {
+  double s = 0;
+  for (int k = 0; k < 100; k++) {
+    fseek(f, 0, SEEK_SET);
+    fread(buf, 1, sizeof buf, f);
+    s += buf[k];
+  }
+  return s;
+}
+int main(void) {
+  FILE *f = fopen("data.bin", "wb");
+  fwrite(buf, 1, sizeof buf, f);
+  fclose(f);
+  f = fopen("data.bin", "rb");
+  double s = passes(f);
+  fclose(f);
+  return s > 0;
+}
+`)
+	blocks := buildC(t, src)
+	for _, name := range []string{"passes", "main"} {
+		p := find(t, blocks, FunctionBlock, name).Params
+		want := 100.0 * (1 << 20)
+		if name == "main" {
+			want += 1 << 20
+		}
+		if p.Bytes != want || p.FileSize != 1<<20 {
+			t.Errorf("%s: %v bytes, file size %v; want %v bytes of a %v-byte file", name, p.Bytes, p.FileSize, want, 1<<20)
+		}
+	}
+}

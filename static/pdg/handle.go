@@ -148,6 +148,11 @@ type IO struct {
 	// formatted transfers an estimate of the text (see iosem.TextWidth).
 	Bytes      int64
 	BytesKnown bool
+	// Extent is what the file holds when a read runs, in bytes, when
+	// the program wrote it (see Handle.contents), else 0: however often
+	// the program reads it again, no more than that passes through the
+	// page cache.
+	Extent float64
 	// Items is the number of data items one execution transfers (array
 	// elements, format conversions), or 0 when unknown.
 	Items int64

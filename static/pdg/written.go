@@ -31,6 +31,11 @@ func (w *walker) addIO(parent *Node, n *Node) {
 		return
 	}
 	f := io.File
+	if io.Sem.Op == iosem.Read {
+		if e, ok := f.contents(); ok {
+			io.Extent = e.bytes
+		}
+	}
 	switch {
 	case io.Sem.Op == iosem.Open && f.openedIn == nil:
 		f.openedIn, f.openScale = w.fn, len(w.scale)
