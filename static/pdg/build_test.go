@@ -390,6 +390,25 @@ func TestMemoryFormatterCost(t *testing.T) {
 	}
 }
 
+// C++ regular expressions cost a match per search, twice that per
+// replacement.
+func TestRegexCost(t *testing.T) {
+	main := fn("main", nil,
+		call(2, "std::regex_search", ref("line"), ref("m"), ref("re")),
+		call(3, "std::regex_match", ref("line"), ref("re")),
+		call(4, "std::regex_replace", ref("line"), ref("re"), str("$1")))
+	g := mustBuild(t, cprog(nil, main), Options{})
+	kids := g.Entry.Children
+	if len(kids) != 3 {
+		t.Fatalf("children %+v", kids)
+	}
+	for i, want := range []float64{RegexMatchOps, RegexMatchOps, 2 * RegexMatchOps} {
+		if kids[i].Work != want {
+			t.Errorf("%s: work %v, want %v", kids[i].Name, kids[i].Work, want)
+		}
+	}
+}
+
 // The share of executions a branch is taken: a divisibility test, a counter
 // reaching its bound, and a conjunction with either.
 func TestBranchOdds(t *testing.T) {
@@ -443,6 +462,17 @@ func TestBranchOdds(t *testing.T) {
 			cond(bin("||", bin("==", bin("%", ref("i"), num(300)), num(0)), bin("<", ref("dmax"), ref("tol")))),
 			&ir.If{Pos: at(8), Cond: bin("<", ref("dmax"), ref("tol")), Then: ir.Block{&ir.Jump{Pos: at(8), Kind: "break"}}},
 		)}, 1.0/300 + 1.0/1499},
+		{"a remainder drawn below a bound", []ir.Stmt{
+			decl(3, "r", ir.Type{Name: "int"}, bin("%", ir.CallExpr{Callee: "rnd"}, num(1000))),
+			cond(bin("<", ref("r"), num(8)))}, 8.0 / 1000},
+		{"a remainder drawn at most a bound, bound first", []ir.Stmt{
+			cond(bin(">=", num(16), bin("%", ir.CallExpr{Callee: "rand"}, num(64))))}, 17.0 / 64},
+		{"a uniform draw", []ir.Stmt{cond(bin("<", ir.CallExpr{Callee: "drand48"}, ir.Float{V: 0.25}))}, 0.25},
+		{"a uniform draw from rand", []ir.Stmt{cond(bin(">", bin("/", ir.Cast{Type: ir.Type{Name: "double"}, X: ir.CallExpr{Callee: "rand"}}, ref("RAND_MAX")), ir.Float{V: 0.75}))}, 0.25},
+		{"a draw redefined", []ir.Stmt{
+			decl(3, "r", ir.Type{Name: "int"}, bin("%", ir.CallExpr{Callee: "rnd"}, num(1000))),
+			&ir.Assign{Pos: at(4), Target: "r", Op: "=", Value: ref("n")},
+			cond(bin("<", ref("r"), num(8)))}, UnknownOdds},
 		{"leaving outside a loop", []ir.Stmt{&ir.If{Pos: at(5), Cond: ref("mismatch"), Then: ir.Block{
 			call(6, "fprintf", ref("stderr"), str("mismatch\n")), &ir.Return{Pos: at(7)},
 		}}}, UnknownOdds},

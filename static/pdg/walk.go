@@ -838,6 +838,9 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := w.selectionOdds(cond); o > 0 {
 		return o
 	}
+	if o := w.drawOdds(cond); o > 0 {
+		return o
+	}
 	return counterOdds(cond, w.env, w.d.f.Body, w.b.steppedFields)
 }
 

@@ -45,6 +45,8 @@ var libraryCosts = sync.OnceValue(func() map[string]float64 {
 		// string stream (a file stream's is I/O) scans a short line.
 		"stod": 250, "stof": 200, "stold": 300, "stoi": 60, "stol": 60, "stoll": 60, "stoul": 60, "stoull": 60,
 		"to_string": 150, "stringstream": 1000, "istringstream": 1000, "ostringstream": 1000, "getline": 150,
+		"regex_search": RegexMatchOps, "regex_match": RegexMatchOps, "regex_replace": 2 * RegexMatchOps,
+		"regex": RegexCompileOps, "basic_regex": RegexCompileOps,
 		"mpi_init": 2e8, "mpi_init_thread": 2e8, "mpi_finalize": 4e7,
 		"mpi_barrier": 2e4, "mpi_bcast": 2e4, "mpi_reduce": 2e4, "mpi_allreduce": 3e4,
 		"mpi_gather": 3e4, "mpi_allgather": 3e4, "mpi_scatter": 3e4, "mpi_alltoall": 5e4,
@@ -54,6 +56,15 @@ var libraryCosts = sync.OnceValue(func() map[string]float64 {
 		"mpi_isend": 3e3, "mpi_irecv": 3e3, "mpi_wait": 3e3, "mpi_waitall": 5e3,
 	}
 })
+
+// Costs of C++ regular expressions (<regex>): libstdc++ runs a match
+// through a backtracking executor that allocates its state on each call,
+// about a microsecond on a short line, and compiles a pattern into an
+// automaton when the regex is constructed.
+const (
+	RegexMatchOps   = 2000
+	RegexCompileOps = 20000
+)
 
 // memoryFormatter is a printf- or scanf-family routine that formats into
 // or scans from memory: the argument holding its format, and its cost

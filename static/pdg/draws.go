@@ -1,0 +1,140 @@
+package pdg
+
+import (
+	"strings"
+
+	"github.com/iolens/iolens/static/ir"
+)
+
+// drawOdds returns the share of executions in which cond holds when it
+// compares a random draw with a known bound: a remainder below K of M
+// values ("rnd() % 1000 < 8", or r < 8 with r so defined) holds K/M of
+// the time,
+// a uniform draw in [0, 1) below p ("drand48() < p", "rand() /
+// (double)RAND_MAX < p", a Fortran RANDOM_NUMBER, a program function
+// named for a uniform draw) p of the time; > and >= hold the rest. It
+// returns 0 for other conditions.
+func (w *walker) drawOdds(cond ir.Expr) float64 {
+	c, ok := cond.(ir.Binary)
+	if !ok {
+		return 0
+	}
+	x, bound, op := c.L, c.R, c.Op
+	if _, known := Eval(bound, w.env).Float(); !known {
+		x, bound = c.R, c.L
+		op = mirrored[op]
+	}
+	k, known := Eval(bound, w.env).Float()
+	if !known || op == "" {
+		return 0
+	}
+	var below float64 // the share of draws below k
+	switch m, uniform := w.draw(x); {
+	case m > 0:
+		if op == "<=" || op == ">" {
+			k++
+		}
+		below = k / m
+	case uniform:
+		below = k
+	default:
+		return 0
+	}
+	below = min(max(below, 0), 1)
+	switch op {
+	case "<", "<=":
+		return below
+	case ">", ">=":
+		return 1 - below
+	}
+	return 0
+}
+
+// mirrored maps a comparison to the one that holds with its sides
+// swapped; operators that are not ordered comparisons map to "".
+var mirrored = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// draw describes x as a random draw: m > 0 when it is one of m integers
+// (a remainder by a known m), uniform when it is a real in [0, 1). A
+// variable is the draw that defines it, when the function gives it one
+// definition.
+func (w *walker) draw(x ir.Expr) (m float64, uniform bool) {
+	for {
+		c, ok := x.(ir.Cast)
+		if !ok {
+			break
+		}
+		x = c.X
+	}
+	switch x := x.(type) {
+	case ir.Ref:
+		if def, ok := w.definition(x.Name); ok {
+			return w.draw(def)
+		}
+		return 0, w.randomNumber(x.Name)
+	case ir.Binary:
+		switch x.Op {
+		case "%":
+			if v, ok := Eval(x.R, w.env).Float(); ok && v > 1 {
+				return v, false
+			}
+		case "/":
+			// rand() / (double)RAND_MAX, (double)rand() / RAND_MAX
+			return 0, callsIn(x.L) && mentions(x.R, "RAND_MAX")
+		}
+	case ir.CallExpr:
+		return 0, uniformDraw(x.Callee)
+	}
+	return 0, false
+}
+
+// uniformDraw reports whether a routine returns a uniform draw in [0, 1):
+// drand48 and erand48, or a routine named for one (urand, uniform01,
+// rand_uniform).
+func uniformDraw(callee string) bool {
+	name := strings.ToLower(callee)
+	switch name {
+	case "drand48", "erand48":
+		return true
+	case "rand", "random", "rand_r", "lrand48":
+		return false
+	}
+	return strings.Contains(name, "urand") || strings.Contains(name, "uniform") || strings.Contains(name, "rand01")
+}
+
+// definition returns the value of the one definition the function gives
+// the local variable name: its initialiser, or its one assignment.
+func (w *walker) definition(name string) (ir.Expr, bool) {
+	var def ir.Expr
+	n := 0
+	visitStmts(w.d.f.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Decl:
+			if s.Var.Name == name && s.Var.Init != nil {
+				def = s.Var.Init
+				n++
+			}
+		case *ir.Assign:
+			if s.Target == name && !s.Partial {
+				def = s.Value
+				n++
+				if s.Op != "=" {
+					n++
+				}
+			}
+		}
+	})
+	return def, n == 1
+}
+
+// randomNumber reports whether the function fills the variable name with
+// Fortran's RANDOM_NUMBER.
+func (w *walker) randomNumber(name string) bool {
+	found := false
+	visitStmts(w.d.f.Body, func(s ir.Stmt) {
+		if c, ok := s.(*ir.Call); ok && strings.EqualFold(c.Callee, "random_number") && len(c.Args) == 1 && baseName(c.Args[0]) == name {
+			found = true
+		}
+	})
+	return found
+}
