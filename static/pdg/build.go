@@ -50,6 +50,9 @@ type builder struct {
 	// settings are the keys of the text the program wrote into files so
 	// far in the walk (see settings).
 	settings settings
+	// records are the lines of the text files the program wrote, by
+	// Handle.sizeKey (see records).
+	records map[string]*records
 	// noReturn tells, of the program functions looked at, which never
 	// return (see walker.neverReturns).
 	noReturn map[*ir.Func]bool
@@ -93,6 +96,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		fields:   map[string]Value{},
 		observed: map[string]Value{},
 		settings: settings{},
+		records:  map[string]*records{},
 
 		plainFields:   map[string]bool{},
 		steppedFields: map[string]bool{},

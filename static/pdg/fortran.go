@@ -41,6 +41,11 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 			for _, it := range s.Items {
 				w.env.Kill(baseName(it))
 			}
+			if sem.Formatted && !sem.ExplicitOffset && io.File != nil && io.File.Kind == FileHandle {
+				if _, nml := s.Specs["nml"]; !nml {
+					w.recordRead(s, io.File)
+				}
+			}
 		}
 	}
 	if sem.Op == iosem.Write {
@@ -119,6 +124,7 @@ func (w *walker) fortranOpen(s *ir.FortranIO) *Handle {
 	case "scratch":
 		h.Name = "<scratch>"
 	}
+	w.recordsCreated(h, s)
 	if nu, ok := s.Specs["newunit"]; ok {
 		w.env.Set(baseName(nu), Value{Kind: HandleVal, H: h})
 		return h

@@ -75,6 +75,10 @@ type Handle struct {
 	// atEnd is set by a seek to the end of the file, and reset by other
 	// seeks: ftell then returns the file's size.
 	atEnd bool
+	// recordsRead counts the lines read through the handle in order, or
+	// is -1 once a read in a loop lost the count (see
+	// records).
+	recordsRead int
 }
 
 // setName names the file of h from the value v of the name expression x:

@@ -93,6 +93,9 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 	w.accessState(io, c, h)
 	w.killAddressed(c.Args)
 	w.scanSetting(c)
+	if s.Op == iosem.Read && h != nil && h.Kind == FileHandle && s.Interface != iosem.Fortran {
+		w.fieldsRead(c, h)
+	}
 
 	var result Value
 	if h != nil && (s.Op == iosem.Open || s.Op == iosem.Config && h.Kind != FileHandle) {

@@ -157,6 +157,7 @@ func (w *walker) writtenText(c *ir.Call, s iosem.Semantics, h *Handle) {
 		return
 	}
 	w.b.settings.record(text, false)
+	w.textWritten(h, text)
 }
 
 // itemsText is the text of the items of a stream insertion or a Fortran
@@ -215,7 +216,9 @@ func (w *walker) fortranSettings(s *ir.FortranIO, sem iosem.Semantics, h *Handle
 	switch s.Op {
 	case "write":
 		if !isNml {
-			w.b.settings.record(w.itemsText(s.Items, true), true)
+			text := w.itemsText(s.Items, true)
+			w.b.settings.record(text, true)
+			w.recordWritten(h, text)
 			return
 		}
 		for _, m := range members {
@@ -385,13 +388,19 @@ func scanTarget(a ir.Expr) string {
 }
 
 // scanInto stores the value of the branch's setting through a scan's
-// output a: into a member it is observed, into a character buffer as
-// text; a variable is settled when settle is set.
+// output a (see storeScanned); a variable is settled when settle is set.
 func (w *walker) scanInto(a ir.Expr, settle bool) {
 	st := w.env.setting
+	w.storeScanned(a, st.v, st.text, settle)
+}
+
+// storeScanned stores v, scanned from text, through a scan's output a:
+// into a member it is observed, into a character buffer as text; a
+// variable is settled when settle is set.
+func (w *walker) storeScanned(a ir.Expr, v Value, text string, settle bool) {
 	if m := addressedMember(a, w.d.file.Lang); m != "" {
-		if st.v.Kind == Int || st.v.Kind == Float {
-			w.b.observed[m] = st.v
+		if v.Kind == Int || v.Kind == Float {
+			w.b.observed[m] = v
 		}
 		return
 	}
@@ -399,9 +408,8 @@ func (w *walker) scanInto(a ir.Expr, settle bool) {
 	if name == "" {
 		return
 	}
-	v := st.v
 	if t := w.env.Var(name); t != nil && isText(t.Type) {
-		v = StrValue(st.text, Propagated)
+		v = StrValue(text, Propagated)
 	}
 	if settle {
 		w.setSetting(name, v)
@@ -418,19 +426,38 @@ func isText(t ir.Type) bool {
 
 // scanSetting stores the key's setting into the outputs of a scan inside
 // the branch that tested the key (strcmp(key, "order") == 0 &&
-// fscanf(f, "%d", &cfg->n) == 1): the outputs after its format.
+// fscanf(f, "%d", &cfg->n) == 1): the outputs after its format, or the
+// items of a stream extraction (if (k == "modules") vs >> c.modules),
+// from a file or a string stream.
 func (w *walker) scanSetting(c *ir.Call) {
-	if !w.env.setting.v.Known() || !scanFamily(c.Callee) {
+	if !w.env.setting.v.Known() {
 		return
 	}
-	f := 1
-	if strings.TrimPrefix(c.Callee, "std::") == "scanf" {
-		f = 0
-	}
-	if len(c.Args) <= f+1 {
+	outs := c.Args
+	switch {
+	case c.Callee == "operator>>" && c.Receiver != nil:
+		// Extraction takes its items by reference: a member is stored
+		// into as through its address.
+		outs = make([]ir.Expr, len(c.Args))
+		for i, a := range c.Args {
+			if f, ok := a.(ir.Field); ok {
+				a = ir.Unary{Op: "&", X: f}
+			}
+			outs[i] = a
+		}
+	case scanFamily(c.Callee):
+		f := 1
+		if strings.TrimPrefix(c.Callee, "std::") == "scanf" {
+			f = 0
+		}
+		if len(c.Args) <= f+1 {
+			return
+		}
+		outs = c.Args[f+1:]
+	default:
 		return
 	}
-	for _, a := range c.Args[f+1:] {
+	for _, a := range outs {
 		w.scanInto(a, true)
 	}
 }

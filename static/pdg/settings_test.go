@@ -163,6 +163,41 @@ int main() {
     return 0;
 }
 `}}, path: []string{"dump call"}, loop: "dump loop", trip: 4, source: TripParameter},
+		{name: "C++ members extracted from the value's string stream", srcs: []source{{"cfg.cpp", `#include <fstream>
+#include <sstream>
+#include <string>
+struct Config { int modules = 4; int jobs = 2; };
+static void write_config(const std::string &p) {
+    std::ofstream o(p);
+    o << "# project\n" << "modules = 16\njobs = 6\n";
+}
+static Config read_config(const std::string &p) {
+    std::ifstream in(p);
+    Config c;
+    std::string line;
+    while (std::getline(in, line)) {
+        auto eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+        k.erase(k.find_last_not_of(' ') + 1);
+        std::istringstream vs(v);
+        if (k == "modules") vs >> c.modules;
+        else if (k == "jobs") vs >> c.jobs;
+    }
+    return c;
+}
+static void work(const Config &c) {
+    std::ofstream o("x.txt");
+    for (int m = 0; m < c.modules * c.jobs; m++) // work loop
+        o << m << "\n";
+}
+int main() {
+    write_config("p.cfg");
+    Config cfg = read_config("p.cfg");
+    work(cfg); // work call
+    return 0;
+}
+`}}, path: []string{"work call"}, loop: "work loop", trip: 96, source: TripPropagated},
 		{name: "Fortran namelist text read into module variables", srcs: []source{f90("nml", `module run
   integer :: nrec = 10, nsub = 2
   namelist /par/ nrec, nsub
@@ -192,6 +227,87 @@ program main
 end program main
 `), f90("writer", writerF90)},
 			path: []string{"writer call"}, loop: "writer loop", trip: 4000, source: TripParameter},
+		{name: "C++ image header read back by its fields", srcs: []source{{"pgm.cpp", `#include <fstream>
+#include <string>
+static void dump(long n) {
+    std::ofstream o("out.txt");
+    for (long i = 0; i < n; i++) // dump loop
+        o << i << "\n";
+}
+int main() {
+    {
+        std::ofstream o("a.pgm");
+        o << "P2\n" << 320 << " " << 200 << "\n255\n";
+    }
+    std::ifstream in("a.pgm");
+    std::string magic;
+    int w = 0, h = 0, maxval = 0;
+    in >> magic >> w >> h >> maxval;
+    dump((long)w * h / maxval); // dump call
+    return 0;
+}
+`}}, path: []string{"dump call"}, loop: "dump loop", trip: 250, source: TripParameter},
+		{name: "C header read back by its fields, after a comment line", srcs: []source{{"hdr.c", `#include <stdio.h>
+static void dump(long n) {
+    FILE *o = fopen("out.txt", "w");
+    for (long i = 0; i < n; i++) // dump loop
+        fprintf(o, "%ld\n", i);
+    fclose(o);
+}
+int main(void) {
+    FILE *f = fopen("grid.txt", "w");
+    fprintf(f, "# nx ny\n");
+    fprintf(f, "%d %d\n", 120, 90);
+    fclose(f);
+    int nx = 0, ny = 0;
+    char hash[8], a[8], b[8];
+    f = fopen("grid.txt", "r");
+    if (fscanf(f, "%s %s %s", hash, a, b) != 3 || fscanf(f, "%d %d", &nx, &ny) != 2)
+        return 1;
+    fclose(f);
+    dump(nx * ny); // dump call
+    return 0;
+}
+`}}, path: []string{"dump call"}, loop: "dump loop", trip: 10800, source: TripParameter},
+		{name: "Fortran setup lines read back by position", srcs: []source{f90("setup", `module setup
+  real(8) :: lo, hi, step
+  integer :: nmod, nrec
+  real(8) :: temps(8)
+contains
+  subroutine write_setup(path)
+    character(len=*), intent(in) :: path
+    integer :: u
+    open(newunit=u, file=path, status='replace', action='write')
+    write(u, '(a)') '# lo hi step'
+    write(u, '(a)') '5000.0 5400.0 0.001'
+    write(u, '(a)') '# models, then their temperatures'
+    write(u, *) 3
+    write(u, '(a)') '5500.0 5777.0 6100.0'
+    write(u, '(a)') '9000'
+    close(u)
+  end subroutine write_setup
+  subroutine read_setup(path)
+    character(len=*), intent(in) :: path
+    integer :: u
+    character(len=128) :: comment
+    open(newunit=u, file=path, status='old', action='read')
+    read(u, '(a)') comment
+    read(u, *) lo, hi, step
+    read(u, '(a)') comment
+    read(u, *) nmod
+    read(u, *) temps(1:nmod)
+    read(u, *) nrec
+    close(u)
+  end subroutine read_setup
+end module setup
+program main
+  use setup
+  call write_setup('setup.dat')
+  call read_setup('setup.dat')
+  call writer(nint((hi - lo) / step) / 100 + nrec * nmod) ! writer call
+end program main
+`), f90("writer", writerF90)},
+			path: []string{"writer call"}, loop: "writer loop", trip: 4000 + 27000, source: TripParameter},
 		{name: "Fortran namelist written with nml= and read through dummy arguments", srcs: []source{f90("nml", `subroutine write_par(path)
   character(len=*), intent(in) :: path
   integer :: u, nbatch, nper

@@ -241,8 +241,9 @@ func (w *walker) streamStatement(s *ir.Assign, parent *Node) bool {
 
 // stringStreamStatement charges the conversions of an insertion into or
 // an extraction from a C++ string stream as compute, and forgets the
-// variables an extraction sets; it reports false when x is not a string
-// stream.
+// variables an extraction sets, unless it extracts the value of a key
+// the branch tested (see scanSetting); it reports false when x is not a
+// string stream.
 func (w *walker) stringStreamStatement(x ir.Expr, items []ir.Expr, extract bool, parent *Node) bool {
 	if !w.isStringStream(x) {
 		return false
@@ -254,6 +255,9 @@ func (w *walker) stringStreamStatement(x ir.Expr, items []ir.Expr, extract bool,
 		if extract {
 			w.env.Kill(baseName(it))
 		}
+	}
+	if extract {
+		w.scanSetting(&ir.Call{Callee: "operator>>", Receiver: x, Args: items})
 	}
 	return true
 }

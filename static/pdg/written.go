@@ -36,6 +36,9 @@ func (w *walker) addIO(parent *Node, n *Node) {
 			io.Extent = e.bytes
 		}
 	}
+	if io.Sem.Op == iosem.Open && f.Interface != iosem.Fortran && f.Mode&iosem.ModeCreate != 0 && f.Mode&iosem.ModeAppend == 0 {
+		w.b.records[f.sizeKey()] = &records{open: true}
+	}
 	switch {
 	case io.Sem.Op == iosem.Open && f.openedIn == nil:
 		f.openedIn, f.openScale = w.fn, len(w.scale)
