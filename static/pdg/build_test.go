@@ -469,6 +469,7 @@ func TestBranchOdds(t *testing.T) {
 			cond(bin(">=", num(16), bin("%", ir.CallExpr{Callee: "rand"}, num(64))))}, 17.0 / 64},
 		{"a uniform draw", []ir.Stmt{cond(bin("<", ir.CallExpr{Callee: "drand48"}, ir.Float{V: 0.25}))}, 0.25},
 		{"a uniform draw from rand", []ir.Stmt{cond(bin(">", bin("/", ir.Cast{Type: ir.Type{Name: "double"}, X: ir.CallExpr{Callee: "rand"}}, ref("RAND_MAX")), ir.Float{V: 0.75}))}, 0.25},
+		{"a Fortran RANDOM_NUMBER", []ir.Stmt{call(3, "random_number", ref("u")), cond(bin("<", ref("u"), ir.Float{V: 0.125}))}, 0.125},
 		{"a draw redefined", []ir.Stmt{
 			decl(3, "r", ir.Type{Name: "int"}, bin("%", ir.CallExpr{Callee: "rnd"}, num(1000))),
 			&ir.Assign{Pos: at(4), Target: "r", Op: "=", Value: ref("n")},
