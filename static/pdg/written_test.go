@@ -374,40 +374,10 @@ func TestRestOfFile(t *testing.T) {
 		bytes  int64
 		known  bool
 	}{
-		{"fread after a header", cSrc(`#include <stdio.h>
-#include <stdlib.h>
-int main(void) {
-  static unsigned char img[3 * 640 * 480];
-  FILE *f = fopen("a.ppm", "wb");
-  fprintf(f, "P6\n%d %d\n255\n", 640, 480);
-  fwrite(img, 3, 640 * 480, f);
-  fclose(f);
-  int w, h;
-  f = fopen("a.ppm", "rb");
-  char line[64];
+		{"fread after a header", ppmReader(`char line[64];
   if (!fgets(line, sizeof line, f) || !fgets(line, sizeof line, f)) return 1;
-  if (sscanf(line, "%d %d", &w, &h) != 2) return 1;
-  unsigned char *p = malloc(3 * (size_t)w * h);
-  fread(p, 3, (size_t)w * h, f); // payload
-  fclose(f);
-  return 0;
-}`), "payload", 921600 + 25, true}, // the header: 9 characters and two %d of 8
-		{"fread after a header read by its fields", cSrc(`#include <stdio.h>
-#include <stdlib.h>
-int main(void) {
-  static unsigned char img[3 * 640 * 480];
-  FILE *f = fopen("a.ppm", "wb");
-  fprintf(f, "P6\n%d %d\n255\n", 640, 480);
-  fwrite(img, 3, 640 * 480, f);
-  fclose(f);
-  int w, h;
-  f = fopen("a.ppm", "rb");
-  if (fscanf(f, "P6 %d %d 255", &w, &h) != 2) return 1;
-  unsigned char *p = malloc(3 * (size_t)w * h);
-  fread(p, 3, (size_t)w * h, f); // payload
-  fclose(f);
-  return 0;
-}`), "payload", 921600, true},
+  if (sscanf(line, "%d %d", &w, &h) != 2) return 1;`), "payload", 921600 + 25, true}, // the header: 9 characters and two %d of 8
+		{"fread after a header read by its fields", ppmReader(`if (fscanf(f, "P6 %d %d 255", &w, &h) != 2) return 1;`), "payload", 921600, true},
 		{"in a loop", cSrc(`#include <stdio.h>
 #include <stdlib.h>
 int main(void) {
@@ -459,4 +429,25 @@ end program p
 			}
 		})
 	}
+}
+
+// ppmReader is a C program that writes a 640×480 PPM image and reads its
+// payload back after parsing the header with parse.
+func ppmReader(parse string) source {
+	return cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  static unsigned char img[3 * 640 * 480];
+  FILE *f = fopen("a.ppm", "wb");
+  fprintf(f, "P6\n%d %d\n255\n", 640, 480);
+  fwrite(img, 3, 640 * 480, f);
+  fclose(f);
+  int w, h;
+  f = fopen("a.ppm", "rb");
+  ` + parse + `
+  unsigned char *p = malloc(3 * (size_t)w * h);
+  fread(p, 3, (size_t)w * h, f); // payload
+  fclose(f);
+  return 0;
+}`)
 }
