@@ -54,6 +54,13 @@ func (w *walker) recordsCreated(h *Handle, s *ir.FortranIO) {
 	default:
 		return
 	}
+	w.startRecords(h)
+}
+
+// startRecords starts the records of the file of h, which an open
+// creates or replaces: C's fopen(..., "w"), open with O_CREAT|O_TRUNC, a
+// C++ std::ofstream, a Fortran OPEN (see recordsCreated).
+func (w *walker) startRecords(h *Handle) {
 	w.b.records[h.sizeKey()] = &records{open: true}
 }
 

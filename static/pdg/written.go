@@ -37,7 +37,7 @@ func (w *walker) addIO(parent *Node, n *Node) {
 		}
 	}
 	if io.Sem.Op == iosem.Open && f.Interface != iosem.Fortran && f.Mode&iosem.ModeCreate != 0 && f.Mode&iosem.ModeAppend == 0 {
-		w.b.records[f.sizeKey()] = &records{open: true}
+		w.startRecords(f)
 	}
 	switch {
 	case io.Sem.Op == iosem.Open && f.openedIn == nil:
