@@ -24,6 +24,9 @@ type builder struct {
 	progConsts map[string]ir.Expr
 	globals    map[string]Value
 	globalVars map[string]*ir.Var
+	// evolving are the globals updated from their own value somewhere in
+	// the program: states and tallies, not followed through the walk.
+	evolving map[string]bool
 	// fields holds the structure members that keep one number (see
 	// analyseFields); plainFields, those only ever stored into with "=";
 	// observed, the numbers stored into those so far in the walk (see
@@ -64,9 +67,12 @@ type builder struct {
 	hostScopes map[*ir.Func]*hostScope
 	// What calls of a function may change in their caller.
 	effectCache map[*ir.Func]*effects
-	effectBusy  map[*ir.Func]bool
-	depth       int
-	reachable   bool // analysing from the entry
+	// globalUseCache holds the followed globals each function uses (see
+	// globalUses).
+	globalUseCache map[*ir.Func]globalUse
+	effectBusy     map[*ir.Func]bool
+	depth          int
+	reachable      bool // analysing from the entry
 
 	handles int                // handles created so far (their IDs)
 	units   map[string]*Handle // Fortran units by number, program-wide
@@ -110,9 +116,10 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		units:         map[string]*Handle{},
 		seeked:        map[*Handle]string{},
 
-		hostScopes:  map[*ir.Func]*hostScope{},
-		effectCache: map[*ir.Func]*effects{},
-		effectBusy:  map[*ir.Func]bool{},
+		hostScopes:     map[*ir.Func]*hostScope{},
+		effectCache:    map[*ir.Func]*effects{},
+		globalUseCache: map[*ir.Func]globalUse{},
+		effectBusy:     map[*ir.Func]bool{},
 	}
 	b.graph = &Graph{Options: b.opts}
 	b.stdout = &Handle{ID: b.nextID(), Kind: StdHandle, Name: "<stdout>", Mode: iosem.ModeWrite, Elems: -1}
@@ -205,10 +212,11 @@ func (b *builder) findEntry() (funcDef, error) {
 	return funcDef{}, nil
 }
 
-// entryBindings binds C's argc and argv to the program arguments.
+// entryBindings binds C's argc and argv to the program arguments, and
+// the followed globals to their initial values.
 func (b *builder) entryBindings(d funcDef) callContext {
 	if d.f.Kind == ir.MainProgram || len(d.f.Params) == 0 {
-		return callContext{}
+		return callContext{globals: b.initialGlobals()}
 	}
 	vals := make([]Value, len(d.f.Params))
 	if b.opts.Args != nil {
@@ -217,7 +225,7 @@ func (b *builder) entryBindings(d funcDef) callContext {
 	if len(vals) > 1 {
 		vals[1] = Value{Kind: Argv, Origin: Argument}
 	}
-	return callContext{vals: vals}
+	return callContext{vals: vals, globals: b.initialGlobals()}
 }
 
 // instance returns the node of function d analysed in the calling context
@@ -261,12 +269,15 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 	w.walk(d.f.Body, n)
 	n.Result = w.result
 	n.resultShape = w.resultShape
+	n.globalsLeft = w.globalsLeft(d)
 	if d.file.Lang == ir.Fortran {
 		n.outs = make([]Value, len(d.f.Params))
+		n.outShapes = make([]shape, len(d.f.Params))
 		for i, p := range d.f.Params {
 			if v := Eval(ir.Ref{Name: p.Name}, w.env); v.Kind == Int || v.Kind == Float {
 				n.outs[i] = v.with(Passed)
 			}
+			n.outShapes[i], _ = w.env.shapeOf(p.Name)
 		}
 	}
 	b.depth--

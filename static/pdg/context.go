@@ -18,6 +18,9 @@ type callContext struct {
 	host   map[string]Value // host variables with a known value, by name
 	// hostShapes are the extents of the host's arrays allocated at run.
 	hostShapes map[string]shape
+	// globals are the followed globals the callee uses with a known
+	// value, by name (see globalUses).
+	globals map[string]Value
 }
 
 // key spells the context for Node.Context: the parameter values in order
@@ -36,10 +39,13 @@ func (c callContext) key() string {
 		}
 	}
 	key := strings.Join(parts, ",")
-	if len(c.host) > 0 || len(c.hostShapes) > 0 {
+	if len(c.host) > 0 || len(c.hostShapes) > 0 || len(c.globals) > 0 {
 		var names []string
 		for name, v := range c.host {
 			names = append(names, name+"="+v.key())
+		}
+		for name, v := range c.globals {
+			names = append(names, "::"+name+"="+v.key())
 		}
 		for name, s := range c.hostShapes {
 			names = append(names, name+"="+s.key())
@@ -114,6 +120,7 @@ func (w *walker) callContext(d funcDef, c *ir.Call) callContext {
 	if h := w.b.hostOf(d.f); h != nil {
 		ctx.host, ctx.hostShapes = w.hostValues(h, d)
 	}
+	ctx.globals = w.globalsFor(d)
 	return ctx
 }
 

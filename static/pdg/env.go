@@ -74,6 +74,7 @@ type shared struct {
 	progConsts map[string]ir.Expr // constants of every file, for module PARAMETERs
 	globals    map[string]Value   // global variables' values (constants, and handles set at run)
 	globalVars map[string]*ir.Var
+	evolving   map[string]bool  // globals updated from their own value
 	fields     map[string]Value // members that keep one number (analyseFields)
 	observed   map[string]Value // numbers stored into members so far (observeField)
 	settings   settings         // keys of the text the program wrote so far (see settings)
@@ -119,8 +120,11 @@ func (e *Env) Set(name string, v Value) {
 	if !e.locals.m[name] && e.shared.globalVars[name] != nil {
 		if v.Kind == HandleVal {
 			e.shared.globals[name] = v
+			return
 		}
-		return
+		if !e.shared.followed(name) {
+			return
+		}
 	}
 	if v.Kind == Unknown {
 		e.vals.del(name)

@@ -21,7 +21,8 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 	if !ok {
 		return
 	}
-	io := &IO{Sem: sem, Routine: sem.Routine, Binary: sem.Binary(), Async: sem.Async, Random: sem.ExplicitOffset}
+	io := &IO{Sem: sem, Routine: sem.Routine, Binary: sem.Binary(), Async: sem.Async,
+		Random: sem.ExplicitOffset && !(sem.Op == iosem.Read && w.inOrder(s.Specs["rec"]))}
 	switch {
 	case sem.Op == iosem.Open:
 		io.File = w.fortranOpen(s)
@@ -386,4 +387,25 @@ func (w *walker) sectionExtent(lo, hi ir.Expr, k int, x ir.Index, v *ir.Var) (in
 		}
 	}
 	return w.env.extent(ir.Binary{Op: ":", L: lo, R: hi})
+}
+
+// inOrder reports whether the record number rec of a direct-access
+// transfer steps through the records in order: it is the variable of the
+// innermost loop around, counted by 1 (read(u, rec=k) in do k = 1, n).
+// Such reads are sequential: the runtime's buffer serves the next records
+// without seeking. (Writes are not: the runtime writes out each record.)
+func (w *walker) inOrder(rec ir.Expr) bool {
+	r, ok := rec.(ir.Ref)
+	if !ok || len(w.trips) == 0 {
+		return false
+	}
+	t := w.trips[len(w.trips)-1]
+	if t.v != r.Name {
+		return false
+	}
+	if t.step == nil {
+		return true
+	}
+	step, known := Eval(t.step, w.env).Int()
+	return known && step == 1
 }

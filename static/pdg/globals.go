@@ -16,6 +16,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 		progConsts: b.progConsts,
 		globals:    b.globals,
 		globalVars: b.globalVars,
+		evolving:   b.evolving,
 		fields:     b.fields,
 		observed:   b.observed,
 		settings:   b.settings,
@@ -36,6 +37,7 @@ func (b *builder) collectGlobals() {
 	b.progConsts = map[string]ir.Expr{}
 	b.globals = map[string]Value{}
 	b.globalVars = map[string]*ir.Var{}
+	b.evolving = map[string]bool{}
 	for _, f := range b.prog.Files {
 		if f == nil {
 			continue
@@ -59,6 +61,9 @@ func (b *builder) collectGlobals() {
 type globalAssign struct {
 	value ir.Expr
 	in    funcDef
+	// self tells an update from the variable's own value (n++, s ^= s
+	// << 13, t = t + dt).
+	self bool
 }
 
 // analyseGlobals gives a value to the global variables that are constant
@@ -79,6 +84,11 @@ func (b *builder) analyseGlobals() {
 			d := funcDef{f, file}
 			for name, a := range globalAssigns(d, s.globalVars) {
 				assigns[name] = append(assigns[name], a...)
+				for _, x := range a {
+					if x.self {
+						b.evolving[name] = true
+					}
+				}
 			}
 		}
 	}
@@ -138,7 +148,7 @@ func globalAssigns(d funcDef, vars map[string]*ir.Var) map[string][]globalAssign
 	out := map[string][]globalAssign{}
 	add := func(name string, x ir.Expr) {
 		if name != "" && !local[name] && vars[name] != nil {
-			out[name] = append(out[name], globalAssign{x, d})
+			out[name] = append(out[name], globalAssign{value: x, in: d})
 		}
 	}
 	visitStmts(d.f.Body, func(s ir.Stmt) {
@@ -148,6 +158,9 @@ func globalAssigns(d funcDef, vars map[string]*ir.Var) map[string][]globalAssign
 				add(s.Target, s.Value)
 			} else {
 				add(s.Target, nil)
+			}
+			if as := out[s.Target]; len(as) > 0 && !s.Partial && (s.Op != "=" || mentions(s.Value, s.Target)) {
+				as[len(as)-1].self = true
 			}
 		case *ir.Call:
 			if s.Result != "" {
@@ -196,6 +209,9 @@ func (b *builder) funcEnv(d funcDef, ctx callContext) *Env {
 		b.bindHost(env, d, h, ctx.host, ctx.hostShapes)
 	}
 	b.declareMembers(env, d.f.Members)
+	for name, v := range ctx.globals {
+		env.Set(name, passed(v))
+	}
 	for i, p := range d.f.Params {
 		env.Declare(p)
 		if i < len(ctx.vals) {

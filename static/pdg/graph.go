@@ -265,6 +265,13 @@ type Node struct {
 	// dummy arguments, by position, when it returns (unknown when not
 	// known): its caller's actual arguments take them.
 	outs []Value
+	// outShapes are the extents of the arrays a Fortran procedure
+	// instance leaves in its dummy arguments, by position (ALLOCATE of an
+	// allocatable dummy): its caller's actual arguments take them.
+	outShapes []shape
+	// globalsLeft are the values the instance leaves in the followed
+	// globals it may assign (see globalUses), by name.
+	globalsLeft map[string]Value
 	// resultShape is the extents of the container or array the instance
 	// returns, when known.
 	resultShape shape

@@ -33,6 +33,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 			delete(assigned, name) // a file stream inserted into stays open; a string stream stays one
 		}
 	}
+	tallies := w.startTallies(l, n, assigned)
 	if n.TripSource != TripTransfer {
 		// A transfer loop's body runs once, with the values from before
 		// the loop: the whole request (n - done, with done 0).
@@ -42,7 +43,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	}
 	w.markSeeks(l.Body)
 	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault, body: l.Body,
-		v: l.Var, mid: w.midValue(l, n), eof: eof})
+		v: l.Var, step: l.Step, mid: w.midValue(l, n), eof: eof})
 	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)
 	w.scale = w.scale[:len(w.scale)-1]
@@ -53,6 +54,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 			w.env.Set(name, v)
 		}
 	}
+	w.endTallies(tallies)
 	if n.TripSource == TripTransfer {
 		// The request is complete: done is n, left is 0.
 		if counter, final, ok := completesTransfer(l); ok {
@@ -77,6 +79,7 @@ type loopTrip struct {
 	def  bool
 	body ir.Block
 	v    string
+	step ir.Expr // of a counted loop; nil: 1
 	mid  Value
 	// eof is the file a loop reads to its end, when its trip count
 	// comes from what the program wrote into it (TripWritten).
@@ -126,12 +129,30 @@ func (w *walker) meanEnv(xs ...ir.Expr) *Env {
 // n; j++)", "do i = k + 1, nt"): its count with each of those at its mean
 // value, the mean count over the outer iterations, with origin Bound.
 func (w *walker) nestedTrip(l *ir.Loop, step Value) (int64, bool) {
-	env := w.meanEnv(l.Lo, l.Hi)
+	lo, hi := w.outerInit(l.Lo), w.outerInit(l.Hi)
+	env := w.meanEnv(lo, hi)
 	if env == w.env {
 		return 0, false
 	}
-	n, _, ok := counted(Eval(l.Lo, env), Eval(l.Hi, env), step, l.Inclusive)
+	n, _, ok := counted(Eval(lo, env), Eval(hi, env), step, l.Inclusive)
 	return n, ok && n > 0
+}
+
+// outerInit returns the initialiser of the variable x names when it
+// depends on the variable of a counted loop around ("long e = i + blk <
+// n ? i + blk : n" in the body of a loop over i), else x.
+func (w *walker) outerInit(x ir.Expr) ir.Expr {
+	name := refName(x)
+	if slices.ContainsFunc(w.trips, func(t loopTrip) bool { return t.v != "" && t.v == name }) {
+		return x // a loop's variable: its mean value holds
+	}
+	init := w.initOf(x)
+	for _, t := range w.trips {
+		if t.v != "" && mentions(init, t.v) {
+			return init
+		}
+	}
+	return x
 }
 
 // VectorWidth is the factor by which compilers speed up an innermost
@@ -463,8 +484,17 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 		return best, origin, found
 	}
 	op, v, boundX := cond.Op, cond.L, cond.R
-	if _, isRef := v.(ir.Ref); !isRef {
+	if !counterSide(v) {
 		op, v, boundX = flip(op), cond.R, cond.L
+	}
+	// "i + K <= n" is "i <= n - K".
+	for {
+		b, ok := v.(ir.Binary)
+		if !ok || b.Op != "+" && b.Op != "-" {
+			break
+		}
+		inverse := map[string]string{"+": "-", "-": "+"}[b.Op]
+		v, boundX = b.L, ir.Binary{Op: inverse, L: boundX, R: b.R}
 	}
 	r, ok := v.(ir.Ref)
 	if !ok {
@@ -487,6 +517,24 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 		return counted(start, bound, step, true)
 	}
 	return 0, 0, false
+}
+
+// counterSide reports whether x may be the counter side of a loop
+// condition: a variable, or a variable plus or minus an offset.
+func counterSide(x ir.Expr) bool {
+	for {
+		switch e := x.(type) {
+		case ir.Ref:
+			return true
+		case ir.Binary:
+			if e.Op != "+" && e.Op != "-" {
+				return false
+			}
+			x = e.L
+		default:
+			return false
+		}
+	}
 }
 
 // nestedCount bounds a loop whose counter v, tested "v < K" or "v <= K",
@@ -601,27 +649,30 @@ func (w *walker) stepOf(a *ir.Assign, name string) Value {
 // routine the program does not define; for a program function, those its
 // effects name, and the host variables it assigns).
 func (w *walker) assignedIn(body ir.Block) map[string]bool {
-	lang := w.d.file.Lang
 	out := map[string]bool{}
-	visitStmts(body, func(s ir.Stmt) {
-		stores(s, out)
-		switch s := s.(type) {
-		case *ir.Decl:
-			out[s.Var.Name] = true
-		case *ir.Call:
-			t, eff := w.b.calleeEffects(s, w.d, w.env)
-			for _, name := range changedArgs(s, lang, t.f, eff) {
-				out[name] = true
-			}
-			if eff != nil {
-				for name := range eff.nonlocal {
-					out[name] = true
-				}
-			}
-		}
-	})
+	visitStmts(body, func(s ir.Stmt) { w.changes(s, out) })
 	delete(out, "")
 	return out
+}
+
+// changes adds to out the variables statement s itself may change (not
+// those of the statements nested in it).
+func (w *walker) changes(s ir.Stmt, out map[string]bool) {
+	stores(s, out)
+	switch s := s.(type) {
+	case *ir.Decl:
+		out[s.Var.Name] = true
+	case *ir.Call:
+		t, eff := w.b.calleeEffects(s, w.d, w.env)
+		for _, name := range changedArgs(s, w.d.file.Lang, t.f, eff) {
+			out[name] = true
+		}
+		if eff != nil {
+			for name := range eff.nonlocal {
+				out[name] = true
+			}
+		}
+	}
 }
 
 // baseName returns the variable an lvalue designates (a, a(i), a%f).

@@ -197,8 +197,8 @@ func (w *walker) itemsText(items []ir.Expr, fortran bool) string {
 // Fortran statement on an external file: a WRITE records the text of its
 // items, or the variables of its namelist group with their values; a
 // namelist READ gives the group's variables (every variable, when the
-// group is not known) the values the program wrote for them, and leaves
-// the others as they were, as a namelist READ does.
+// group is not known) the values the program wrote for them, and forgets
+// the others: a text the program did not write may set them.
 func (w *walker) fortranSettings(s *ir.FortranIO, sem iosem.Semantics, h *Handle) {
 	if h == nil || h.Kind != FileHandle || !sem.Formatted {
 		return
@@ -246,16 +246,19 @@ func (w *walker) fortranSettings(s *ir.FortranIO, sem iosem.Semantics, h *Handle
 		for _, m := range members {
 			if st, ok := w.b.settings.known(m); ok {
 				w.setSetting(m, st.v)
+			} else {
+				w.env.Kill(m) // the text may set it to anything
 			}
 		}
 	}
 }
 
 // setSetting gives a variable the value a key of the program's text
-// gives it: a local as any assignment does, and settled (see
-// walker.settled); a global for the rest of the walk.
+// gives it: a local, or a global the walk follows (see globalUses), as
+// any assignment does, and settled (see walker.settled); another global
+// for the rest of the walk.
 func (w *walker) setSetting(name string, v Value) {
-	if !w.env.locals.m[name] && w.env.shared.globalVars[name] != nil {
+	if !w.env.locals.m[name] && w.env.shared.globalVars[name] != nil && !w.env.shared.followed(name) {
 		w.env.shared.globals[name] = v
 		return
 	}

@@ -45,6 +45,9 @@ type walker struct {
 	// resultShape is the extents of the container or array the function
 	// returns (Node.resultShape).
 	resultShape shape
+	// tallies are the counters the loops being walked step (see
+	// startTallies), by name.
+	tallies map[string]*tally
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
@@ -242,6 +245,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 		w.observeField(s)
 		return
 	}
+	w.stepTally(s)
 	val := s.Value
 	if s.Op != "=" && s.Op != "" {
 		val = ir.Binary{Op: strings.TrimSuffix(s.Op, "="), L: ir.Ref{Name: s.Target}, R: s.Value}
@@ -309,6 +313,7 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 		w.calleeWrote(n.Target)
 		w.outArgs(c, n.Target, eff)
 	}
+	w.calleeGlobals(d, n.Target)
 	if n.Target != nil && n.Target.resultShape.known() {
 		if w.returned == nil {
 			w.returned = map[string]shape{}
@@ -323,14 +328,23 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 
 // outArgs gives the variables a Fortran call passes to dummy arguments
 // the callee changes the values the callee leaves in them (call
-// read_params(path, nsteps) sets nsteps).
+// read_params(path, nsteps) sets nsteps), and the arrays it allocates the
+// extents it allocates them with (call load(path, xyz) with xyz
+// allocatable, intent(out)).
 func (w *walker) outArgs(c *ir.Call, callee *Node, eff *effects) {
 	if eff == nil {
 		return
 	}
 	for i, a := range c.Args {
 		r, ok := a.(ir.Ref)
-		if !ok || i >= len(callee.outs) || i >= len(eff.params) || !eff.params[i] || !callee.outs[i].Known() {
+		if !ok {
+			continue
+		}
+		if i < len(callee.outShapes) && callee.outShapes[i].known() && w.fortran() && i < len(eff.resized) && eff.resized[i] {
+			s := callee.outShapes[i]
+			w.env.setShape(r.Name, shape{dims: s.dims, origin: max(s.origin, Passed)})
+		}
+		if i >= len(callee.outs) || i >= len(eff.params) || !eff.params[i] || !callee.outs[i].Known() {
 			continue
 		}
 		if v := w.env.Var(r.Name); v != nil && !v.Const {
