@@ -100,22 +100,13 @@ int main(int argc, char **argv) {
     return (int)got;
 }
 `)}
-	g := buildSources(t, Options{}, src...)
-	for _, c := range []struct {
-		loop string
-		trip int64
-	}{
+	checkTrips(t, buildSources(t, Options{}, src...), src, []tripWant{
 		{"block loop", DefaultReadBytes / (64 << 10)},
 		{"bytes loop", 64 << 10}, // fread returns the elements asked for
 		{"line loop", DefaultReadTrip},
 		{"record loop", DefaultReadTrip},
 		{"posix loop", DefaultReadBytes / (256 << 10)},
-	} {
-		l := entryLoop(t, g, src, c.loop)
-		if l.Trip != c.trip {
-			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
-		}
-	}
+	})
 }
 
 // TestReturnedHandle: a dataset a helper creates and returns keeps what

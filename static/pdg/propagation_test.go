@@ -82,6 +82,23 @@ func entryLoop(t *testing.T, g *Graph, srcs []source, marker string) *Node {
 	return entryNode(t, g, srcs, LoopNode, marker)
 }
 
+// tripWant is the trip count expected of the loop on the line marked
+// loop in the entry function.
+type tripWant struct {
+	loop string
+	trip int64
+}
+
+// checkTrips checks the trip counts of loops of the entry function.
+func checkTrips(t *testing.T, g *Graph, srcs []source, wants []tripWant) {
+	t.Helper()
+	for _, w := range wants {
+		if l := entryLoop(t, g, srcs, w.loop); l.Trip != w.trip {
+			t.Errorf("%s: trip %d (%s), want %d", w.loop, l.Trip, l.TripSource, w.trip)
+		}
+	}
+}
+
 // entryNode returns the node of kind on the line marked marker in the
 // entry function (callees not entered).
 func entryNode(t *testing.T, g *Graph, srcs []source, kind Kind, marker string) *Node {

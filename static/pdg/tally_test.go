@@ -101,19 +101,11 @@ int main(void) {
     return (int)(total & 1);
 }
 `)}
-	g := buildSources(t, Options{}, srcs...)
-	for _, tc := range []struct {
-		loop string
-		trip int64
-	}{
+	checkTrips(t, buildSources(t, Options{}, srcs...), srcs, []tripWant{
 		{"offset loop", 256},
 		{"records loop", 4096},
 		{"minus loop", 42},
-	} {
-		if l := entryLoop(t, g, srcs, tc.loop); l.Trip != tc.trip {
-			t.Errorf("%s: trip %d (%s), want %d", tc.loop, l.Trip, l.TripSource, tc.trip)
-		}
-	}
+	})
 }
 
 // TestOuterInitBounds: an inner loop up to a variable initialised from
