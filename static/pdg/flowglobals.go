@@ -8,7 +8,7 @@ import (
 
 // Global variables whose value analyseGlobals cannot fix for the whole
 // program (a Fortran module's nx, set by a setup routine and read by a
-// namelist; a C counter set in main) are followed in the order of the
+// namelist; a C global set in main) are followed in the order of the
 // walk, like local variables: a function sees the values its caller's
 // environment holds of the globals it uses (they are part of its calling
 // context), and its caller, after the call, the values it leaves in those
