@@ -107,11 +107,25 @@ type Block struct {
 	TripSource  string   `json:"trip_source,omitempty"`
 	Conditional bool     `json:"conditional,omitempty"`
 	Unreachable bool     `json:"unreachable,omitempty"`
-	// Relay marks a block that only passes its I/O on: at least
-	// RelayShare of its estimated I/O time is in one call of a program
-	// function below it (for a call of a program function: the callee
-	// is a relay). The place to fix is further down.
+	// Invocations is, for a function block, how many times the function
+	// runs in one run of the program (0 when the entry does not reach
+	// it).
+	Invocations float64 `json:"invocations,omitempty"`
+	// OwnIOTime is the estimated I/O time the block spends in its own
+	// statements over the whole run: that of the program functions it
+	// calls is left out, and what it does per invocation of its function
+	// counts as many times as the function runs (see attribute); 0 for a
+	// file and for a call of a program function. Bottlenecks are ranked
+	// by it: the place to fix is where the I/O happens.
+	OwnIOTime float64 `json:"own_io_time"`
+	// Relay marks a block that only passes its I/O on: a call of a
+	// program function, whose function block stands for it, or a
+	// function or loop at least RelayShare of whose estimated I/O time is
+	// in one call of a program function below it. The place to fix is
+	// further down.
 	Relay bool `json:"relay,omitempty"`
+
+	runIO float64 // the estimated I/O time of features.Block.Run
 }
 
 // RelayShare is the share of a block's estimated I/O that one call of a
@@ -227,7 +241,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Result, error)
 	blocks := features.Extract(g, fsys)
 	step(size * 3 / 4)
 	scored := scoreAll(blocks, m, sys)
-	markRelays(scored)
+	attribute(scored)
 	res.Blocks = sortBlocks(scored)
 	step(size)
 	return res, nil
@@ -267,49 +281,73 @@ func scoreAll(roots []features.Block, m model.Model, sys sysprof.System) []Block
 	return blocks
 }
 
-// markRelays sets Relay on the blocks, whose IDs are their indexes: a
-// function or loop block at least RelayShare of whose estimated I/O is in
-// one call of a program function inside it, and a call of a program
-// function whose function blocks are all relays.
-func markRelays(blocks []Block) {
+// attribute sets OwnIOTime and Relay on the blocks, whose IDs are their
+// indexes. A function block's own I/O is that of its own statements over
+// the whole run (features.Block.Run); a loop's is its I/O per invocation
+// of its function, less that of the calls of program functions inside
+// it, times the function's invocations; a library call's, its I/O times
+// those invocations. A call of a program function is a relay, its callee's
+// function block standing for its I/O; so is a function or loop block at
+// least RelayShare of whose estimated I/O is in one call of a program
+// function inside it.
+func attribute(blocks []Block) {
+	funcs := programFuncs(blocks)
+	// The I/O of the calls of program functions inside each function and
+	// loop block, up to the enclosing function: all of it, and the
+	// costliest call's.
+	sum, top := make([]float64, len(blocks)), make([]float64, len(blocks))
+	for _, b := range blocks {
+		if b.Kind != features.CallBlock || len(funcs[b.Name]) == 0 {
+			continue
+		}
+		for p := b.Parent; p >= 0; p = blocks[p].Parent {
+			sum[p] += b.IOTime
+			top[p] = max(top[p], b.IOTime)
+			if blocks[p].Kind == features.FunctionBlock {
+				break
+			}
+		}
+	}
+	invocations := func(i int) float64 {
+		for p := i; p >= 0; p = blocks[p].Parent {
+			if blocks[p].Kind == features.FunctionBlock {
+				return blocks[p].Invocations
+			}
+		}
+		return 0
+	}
+	for i := range blocks {
+		b := &blocks[i]
+		relay := b.IOTime > 0 && top[i] >= RelayShare*b.IOTime
+		switch {
+		case b.Kind == features.FunctionBlock:
+			b.OwnIOTime, b.Relay = b.runIO, relay
+		case b.Kind == features.LoopBlock:
+			b.OwnIOTime, b.Relay = max(b.IOTime-sum[i], 0)*invocations(i), relay
+		case b.Kind == features.CallBlock && len(funcs[b.Name]) > 0:
+			b.Relay = true
+		case b.Kind == features.CallBlock:
+			b.OwnIOTime = b.IOTime * invocations(i)
+		}
+	}
+}
+
+// programFuncs returns the indexes of the function blocks of blocks by
+// function name.
+func programFuncs(blocks []Block) map[string][]int {
 	funcs := map[string][]int{}
 	for i, b := range blocks {
 		if b.Kind == features.FunctionBlock {
 			funcs[b.Name] = append(funcs[b.Name], i)
 		}
 	}
-	// The costliest call of a program function inside each function and
-	// loop block, up to the enclosing function.
-	inside := make([]float64, len(blocks))
-	for _, b := range blocks {
-		if b.Kind != features.CallBlock || len(funcs[b.Name]) == 0 {
-			continue
-		}
-		for p := b.Parent; p >= 0; p = blocks[p].Parent {
-			inside[p] = max(inside[p], b.IOTime)
-			if blocks[p].Kind == features.FunctionBlock {
-				break
-			}
-		}
-	}
-	for i := range blocks {
-		b := &blocks[i]
-		if (b.Kind == features.FunctionBlock || b.Kind == features.LoopBlock) && b.IOTime > 0 && inside[i] >= RelayShare*b.IOTime {
-			b.Relay = true
-		}
-	}
-	for i := range blocks {
-		b := &blocks[i]
-		if b.Kind != features.CallBlock || len(funcs[b.Name]) == 0 {
-			continue
-		}
-		b.Relay = !slices.ContainsFunc(funcs[b.Name], func(f int) bool { return !blocks[f].Relay })
-	}
+	return funcs
 }
 
 // sortBlocks returns blocks, whose IDs are their indexes, ordered by
-// rounded I/O time, then kind (see kindRank), then score, all decreasing
-// but the kind's rank; blocks equal in all three keep their order.
+// rounded own I/O time (see Block.OwnIOTime), then kind (see kindRank),
+// then score, all decreasing but the kind's rank; blocks equal in all
+// three keep their order.
 func sortBlocks(blocks []Block) []Block {
 	type key struct {
 		io   float64
@@ -318,7 +356,7 @@ func sortBlocks(blocks []Block) []Block {
 	keys := make([]key, len(blocks))
 	order := make([]int, len(blocks))
 	for i := range blocks {
-		keys[i] = key{rounded(blocks[i].IOTime), kindRank[blocks[i].Kind]}
+		keys[i] = key{rounded(blocks[i].OwnIOTime), kindRank[blocks[i].Kind]}
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
@@ -367,6 +405,10 @@ func score(b *features.Block, id, parent int, m model.Model, sys sysprof.System)
 	if b.Params.HasIO() {
 		out.IOTime = t.IO()
 	}
+	if b.Run.HasIO() {
+		out.runIO = model.EstimateTimes(b.Run, sys).IO()
+	}
+	out.Invocations = b.Invocations
 	for _, fc := range b.Causes {
 		out.Causes = append(out.Causes, Cause{
 			Code: fc.Code, Message: fc.Message, Weight: fc.Weight, Routine: fc.Routine, Target: fc.FileName,

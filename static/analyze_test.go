@@ -3,6 +3,7 @@ package static
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,14 +66,23 @@ func TestAnalyzeCheckpoint(t *testing.T) {
 	if m := byName["main"]; m.CIOC <= 0.7 || m.Class != "data" {
 		t.Errorf("main: CIOC %v (%s), want a data-bound block", m.CIOC, m.Class)
 	}
-	// Ranking: the costliest blocks first; main holds all the I/O.
-	if b := res.Blocks[0]; b.Kind != features.FunctionBlock || b.Name != "main" {
-		t.Errorf("first block %s %s, want function main", b.Kind, b.Name)
+	// Ranking: the blocks with the most I/O of their own over the run
+	// first. The writes and flushes are checkpoint's, which main calls
+	// 100 times in its loop; main's own I/O is its fopen and fclose.
+	if b := res.Blocks[0]; b.Kind != features.FunctionBlock || b.Name != "checkpoint" {
+		t.Errorf("first block %s %s, want function checkpoint", b.Kind, b.Name)
 	}
 	for i := 1; i < len(res.Blocks); i++ {
-		if res.Blocks[i].IOTime > res.Blocks[i-1].IOTime {
-			t.Fatalf("block %d (%s) has more I/O time than block %d", i, res.Blocks[i].Name, i-1)
+		if res.Blocks[i].OwnIOTime > res.Blocks[i-1].OwnIOTime {
+			t.Fatalf("block %d (%s) has more own I/O time than block %d", i, res.Blocks[i].Name, i-1)
 		}
+	}
+	m, c := byName["main"], byName["checkpoint"]
+	if c.Invocations != 100 || m.Invocations != 1 || math.Abs(c.OwnIOTime-100*c.IOTime) > 1e-9*c.OwnIOTime ||
+		m.OwnIOTime >= m.IOTime || m.OwnIOTime <= 0 {
+		t.Errorf("main: %v invocations, own I/O %v of %v; checkpoint: %v invocations, own I/O %v of %v per invocation; "+
+			"want 1 invocation and part of main's, 100 invocations and all of checkpoint's",
+			m.Invocations, m.OwnIOTime, m.IOTime, c.Invocations, c.OwnIOTime, c.IOTime)
 	}
 }
 
@@ -170,8 +180,10 @@ func TestAnalyzeProgress(t *testing.T) {
 	}
 }
 
-// Blocks that only pass their I/O on to one call of a program function are
-// relays: the ranking starts where the I/O is issued.
+// Blocks that only pass their I/O on are relays: calls of program
+// functions, whose function blocks stand for them, and blocks whose I/O is
+// in one such call. The ranking starts where the I/O is issued, over the
+// whole run: dump, called ten times.
 func TestRelays(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "relay.c"), `#include <stdio.h>
@@ -222,16 +234,22 @@ int main(void) {
 		}
 	}
 	want := map[string]bool{
-		"function main": true, "call run": true, "function run": true, // all their I/O is dump's
-		"call dump": false, "function dump": false, "function relax": false,
-		"call note": false, "function note": false, // fopen, fputs and fclose: no call of a program function
+		"function main": true, "function run": true, // all their I/O is dump's
+		"call run": true, "call dump": true, "call note": true, // calls of program functions
+		"function dump": false, "function relax": false,
+		"function note": false, // fopen, fputs and fclose: no call of a program function
 	}
 	for k, v := range want {
 		if got, ok := relays[k]; !ok || got != v {
 			t.Errorf("%s: relay %v (found %v), want %v", k, got, ok, v)
 		}
 	}
-	if len(ranked) < 2 || ranked[0] != "call dump" || ranked[1] != "function dump" {
-		t.Errorf("ranking %v, want call dump then function dump first", ranked)
+	if len(ranked) < 2 || ranked[0] != "function dump" || ranked[1] != "call fprintf" {
+		t.Errorf("ranking %v, want function dump then its fprintf first", ranked)
+	}
+	for _, b := range res.Blocks {
+		if b.Kind == features.FunctionBlock && b.Name == "dump" && (b.Invocations != 10 || b.OwnIOTime <= 9*b.IOTime) {
+			t.Errorf("dump: %v invocations, own I/O %v for %v per invocation; want 10 invocations", b.Invocations, b.OwnIOTime, b.IOTime)
+		}
 	}
 }

@@ -42,9 +42,11 @@ I/O statements) with their sizes, counts, loops, branches and files, and
 scores every file, function, loop and call with the CIOC model: 0 means
 compute only, 1 means I/O only.
 
-The blocks that cost the most estimated I/O time are printed first, with
-the causes found in them ("fflush inside a loop of 2000 iterations") and
-where they are. Loop bounds come from literals, #define and PARAMETER
+The blocks with the most estimated I/O time of their own over the run are
+printed first (OWN I/O: the I/O of the program functions a block calls is
+left out, and a function's counts as many times as it runs), with their
+estimated I/O per call of their function (PER CALL), the causes found in
+them ("fflush inside a loop of 2000 iterations") and where they are. Loop bounds come from literals, #define and PARAMETER
 constants, values propagated through assignments, calls, structure
 members, container sizes, function results and the files the program
 wrote earlier, and --args (the program's arguments); unknown bounds take
@@ -172,7 +174,7 @@ func writeStaticText(w io.Writer, res *static.Result, top int) error {
 		report.Bytes(int64(res.System.Inputs.ReadBandwidth)), res.Model.Version, res.Model.TrainedOn)
 	shown := 0
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "CIOC\tCLASS\tEST. I/O\tBLOCK\tWHERE")
+	fmt.Fprintln(tw, "CIOC\tCLASS\tOWN I/O\tPER CALL\tBLOCK\tWHERE")
 	for _, b := range res.Blocks {
 		if shown == top {
 			break
@@ -181,10 +183,10 @@ func writeStaticText(w io.Writer, res *static.Result, top int) error {
 			continue
 		}
 		shown++
-		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s %s\t%s\n", b.CIOC, b.Class, seconds(b.IOTime), b.Kind,
+		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\t%s %s\t%s\n", b.CIOC, b.Class, seconds(b.OwnIOTime), seconds(b.IOTime), b.Kind,
 			report.Sanitize(b.Name), report.Sanitize(where(b.File, b.Line, b.EndLine)))
 		for _, c := range b.Causes {
-			fmt.Fprintf(tw, "\t\t\t  - %s\t%s\n", report.Sanitize(c.Message), report.Sanitize(where(c.File, c.Line, 0)))
+			fmt.Fprintf(tw, "\t\t\t\t  - %s\t%s\n", report.Sanitize(c.Message), report.Sanitize(where(c.File, c.Line, 0)))
 		}
 	}
 	if err := tw.Flush(); err != nil {

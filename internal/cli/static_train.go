@@ -140,6 +140,10 @@ func runStaticTrain(ctx context.Context, e *env, f *trainFlags) error {
 		res.ProgramCV.Folds, 100*res.ProgramCV.Accuracy, res.ProgramCV.MAE)
 	fmt.Fprintf(e.stdout, "Shipped model (%s) on the same functions: class accuracy %.1f%%, mean absolute error %.3f\n",
 		model.Default().Version, 100*res.PriorCV.Accuracy, res.PriorCV.MAE)
+	if n := len(res.Bottlenecks); n > 0 {
+		fmt.Fprintf(e.stdout, "Bottleneck recall on the training set: %d/%d (%.0f%%, top %d)\n",
+			res.Hits(), n, 100*float64(res.Hits())/float64(n), res.TopK)
+	}
 	if res.Test != nil {
 		writeTestSet(e.stdout, res.Test)
 	}
@@ -149,15 +153,13 @@ func runStaticTrain(ctx context.Context, e *env, f *trainFlags) error {
 		for i, s := range res.Samples {
 			fmt.Fprintf(tw, "%s\t%s\t%.4f\t%.3f\t%.3f\t%.3f\n", s.Program, s.Function, s.Wall, s.Measured, res.CV.Predicted[i], s.Prior)
 		}
+		writeBottlenecks(tw, "TRAINING-SET BOTTLENECKS (shipped model)", res.Bottlenecks, res.TopK)
 		if t := res.Test; t != nil {
 			fmt.Fprintln(tw, "\nTEST SET\nPROGRAM\tFUNCTION\tWALL (s)\tMEASURED\tFITTED\tSHIPPED")
 			for _, s := range t.Samples {
 				fmt.Fprintf(tw, "%s\t%s\t%.4f\t%.3f\t%.3f\t%.3f\n", s.Program, s.Function, s.Wall, s.Measured, s.Fitted, s.Prior)
 			}
-			fmt.Fprintf(tw, "\nTEST-SET BOTTLENECKS (fitted model)\nPROGRAM\tFUNCTION\tOWN I/O (s)\tMEASURED\tPREDICTED\tRANK\tTOP %d\n", t.TopK)
-			for _, b := range t.Fitted.Bottlenecks {
-				fmt.Fprintf(tw, "%s\t%s\t%.4f\t%.3f\t%.3f\t%s\t%s\n", b.Program, b.Function, b.IOTime, b.Measured, b.Predicted, rankText(b.Rank), strings.Join(b.Top, ", "))
-			}
+			writeBottlenecks(tw, "TEST-SET BOTTLENECKS (fitted model)", t.Fitted.Bottlenecks, t.TopK)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -204,6 +206,14 @@ func writeTestSet(w io.Writer, t *train.TestResult) {
 	}
 	if len(misses) > 0 {
 		fmt.Fprintf(w, "Bottlenecks missed (the function with the most measured I/O of its own is not in the top %d):\n%s\n", t.TopK, strings.Join(misses, "\n"))
+	}
+}
+
+// writeBottlenecks prints a table of bottlenecks under title.
+func writeBottlenecks(w io.Writer, title string, bs []train.Bottleneck, topK int) {
+	fmt.Fprintf(w, "\n%s\nPROGRAM\tFUNCTION\tOWN I/O (s)\tMEASURED\tPREDICTED\tRANK\tTOP %d\n", title, topK)
+	for _, b := range bs {
+		fmt.Fprintf(w, "%s\t%s\t%.4f\t%.3f\t%.3f\t%s\t%s\n", b.Program, b.Function, b.IOTime, b.Measured, b.Predicted, rankText(b.Rank), strings.Join(b.Top, ", "))
 	}
 }
 

@@ -76,6 +76,12 @@ type Block struct {
 	Conditional bool `json:",omitempty"`
 	// Unreachable marks functions not reached from the program's entry.
 	Unreachable bool `json:",omitempty"`
+	// Invocations is, for a function block, how many times the function
+	// runs in one run of the program, all its call contexts together (0
+	// when it is not reached); Run the parameters of its own statements,
+	// its callees' left out, summed over those invocations.
+	Invocations float64 `json:",omitempty"`
+	Run         Params  `json:"-"`
 }
 
 // Cause is a dominant reason for a block's I/O cost, located so that a

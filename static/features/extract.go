@@ -233,11 +233,15 @@ func collectCalls(n *pdg.Node, into map[*pdg.Node]bool) {
 }
 
 // call accumulates a call of a program function: the callee's inclusive
-// parameters, and for the caller's own part only the call itself.
+// parameters, and for the caller's own part only the call itself. The
+// block is named after the callee's function block (DiskHashTable::lookup
+// for t.lookup(k)).
 func (x *extractor) call(n *pdg.Node, fr frame, out *[]Block) acc {
 	a := acc{self: part{p: Params{Work: n.Work}}}
 	a.inc = a.self.clone()
+	name := n.Name
 	if n.Target != nil {
+		name = n.Target.Name
 		r := x.function(n.Target)
 		a.inc.add(r.acc.inc.clone())
 		if fr.loop != nil && fr.loop.Trip > 1 {
@@ -245,7 +249,7 @@ func (x *extractor) call(n *pdg.Node, fr frame, out *[]Block) acc {
 		}
 		x.edges[fr.fn] = append(x.edges[fr.fn], edge{callee: n.Target, times: fr.mult, site: n})
 	}
-	x.emit(out, fr, a, Block{Kind: CallBlock, Name: n.Name}, n)
+	x.emit(out, fr, a, Block{Kind: CallBlock, Name: name}, n)
 	return a
 }
 
@@ -371,10 +375,23 @@ func (x *extractor) file(fn *pdg.Node, funcs []*pdg.Node, inv map[*pdg.Node]floa
 		b.Children = append(b.Children, x.function(f).block)
 	}
 	// Every context of every function of the file counts, by its
-	// invocations.
+	// invocations, for the file and for the function.
+	runs, invs := map[string]*part{}, map[string]float64{}
 	for _, n := range funcs {
 		if times := inv[n]; n.Path == fn.Name && times > 0 {
-			total.add(x.function(n).acc.self.scaled(times))
+			self := x.function(n).acc.self
+			total.add(self.scaled(times))
+			if runs[n.Name] == nil {
+				runs[n.Name] = &part{}
+			}
+			runs[n.Name].add(self.scaled(times))
+			invs[n.Name] += times
+		}
+	}
+	for i := range b.Children {
+		c := &b.Children[i]
+		if r := runs[c.Name]; r != nil {
+			c.Run, c.Invocations = r.params(x.sys), invs[c.Name]
 		}
 	}
 	b.Params = total.params(x.sys)

@@ -69,9 +69,12 @@ type Evaluation struct {
 }
 
 // Hits is the number of bottlenecks found in the top ranks.
-func (e Evaluation) Hits() int {
+func (e Evaluation) Hits() int { return hits(e.Bottlenecks) }
+
+// hits counts the bottlenecks found in the top ranks.
+func hits(bs []Bottleneck) int {
 	n := 0
-	for _, b := range e.Bottlenecks {
+	for _, b := range bs {
 		if b.Hit {
 			n++
 		}

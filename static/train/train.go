@@ -11,6 +11,7 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -96,10 +97,22 @@ type Result struct {
 	// predicted by a model fitted on the other programs, the closest the
 	// training set comes to a program never seen.
 	ProgramCV model.CVResult
+	// Bottlenecks are the measured I/O bottlenecks of the training
+	// programs and where the static ranking puts them (see Bottleneck).
+	// The ranking orders blocks by their estimated I/O time, which no
+	// fitted coefficient enters, so its recall on the training set
+	// measures the analysis much as a held-out set would.
+	Bottlenecks []Bottleneck
+	// TopK is how many ranked functions count for bottleneck recall.
+	TopK int
 	// Test is the evaluation on the held-out test set; nil without
 	// Options.Test.
 	Test *TestResult
 }
+
+// Hits is the number of training programs whose bottleneck is in the top
+// TopK of the ranking.
+func (r *Result) Hits() int { return hits(r.Bottlenecks) }
 
 // Run measures the training corpus, analyses its sources and fits and
 // cross-validates the model on it; then, with Options.Test, it measures
@@ -118,16 +131,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	res := &Result{}
+	res := &Result{TopK: cmp.Or(opts.TopK, DefaultTopK)}
 	prior := model.Default()
 	sys := opts.System.System()
 	for _, prog := range man.Programs {
 		if len(opts.Programs) > 0 && !slices.Contains(opts.Programs, prog.Name) {
 			continue
 		}
-		samples, err := programSamples(ctx, prog, opts, minWall)
+		samples, b, err := programSamples(ctx, prog, opts, minWall, res.TopK)
 		if err != nil {
 			return nil, err
+		}
+		if b != nil {
+			res.Bottlenecks = append(res.Bottlenecks, *b)
 		}
 		for i := range samples {
 			samples[i].Prior = prior.Predict(samples[i].Params, sys)
@@ -161,17 +177,23 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // programSamples measures one program and pairs its functions with their
-// static parameters.
-func programSamples(ctx context.Context, prog corpus.Program, opts Options, minWall float64) ([]Sample, error) {
+// static parameters; it also returns the program's bottleneck, nil when it
+// has too little I/O to have one.
+func programSamples(ctx context.Context, prog corpus.Program, opts Options, minWall float64, topK int) ([]Sample, *Bottleneck, error) {
 	meas, err := measure(ctx, prog, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	an, err := analyze(ctx, prog, opts, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return pair(prog.Name, sourceNames(meas, an), an, minWall), nil
+	meas = sourceNames(meas, an)
+	var bn *Bottleneck
+	if b, ok := bottleneck(prog.Name, meas, an, topK, minWall); ok {
+		bn = &b
+	}
+	return pair(prog.Name, meas, an, minWall), bn, nil
 }
 
 // gfortranMain is the symbol gfortran gives a Fortran main program.

@@ -45,4 +45,22 @@ func TestRun(t *testing.T) {
 	if res.Model.Version != "test" || res.Model.Format != model.FileFormat {
 		t.Errorf("model version %q format %d", res.Model.Version, res.Model.Format)
 	}
+	// Each program's measured bottleneck, the function with the most I/O
+	// of its own, and where the static ranking puts it.
+	own := map[string]string{}
+	for _, b := range res.Bottlenecks {
+		own[b.Program] = b.Function
+		if b.Hit != (b.Rank > 0 && b.Rank <= res.TopK) || len(b.Top) == 0 || len(b.Top) > res.TopK {
+			t.Errorf("bottleneck %s", b)
+		}
+	}
+	want := map[string]string{"stencil": "checkpoint", "unbuf_log": "log_event", "fflush_loop": "report", "extsort": "merge_runs", "bfs": "load_edges"}
+	for p, f := range want {
+		if own[p] != f {
+			t.Errorf("%s: bottleneck %q, want %s", p, own[p], f)
+		}
+	}
+	if res.TopK != DefaultTopK || res.Hits() > len(res.Bottlenecks) {
+		t.Errorf("top %d, %d hits of %d", res.TopK, res.Hits(), len(res.Bottlenecks))
+	}
 }
