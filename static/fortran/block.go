@@ -68,7 +68,7 @@ func (p *parser) statement(c class) ir.Block {
 		return nil
 	case "type":
 		if !p.isOpAt(1, "(") {
-			p.skipTo("type")
+			p.derivedType()
 			return nil
 		}
 	case "enum":

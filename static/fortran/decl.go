@@ -9,9 +9,42 @@ import (
 // typeDecl parses a type declaration statement:
 // type-spec [, attributes] [::] entity [, entity]...
 func (p *parser) typeDecl() ir.Block {
+	d := p.entities()
+	var out ir.Block
+	for _, e := range d.list {
+		if d.external {
+			p.sc.markExternal(e.name)
+		} else if e.name != "" {
+			out = append(out, p.declare(e.name, e.t, e.init, d.param, e.initText)...)
+		}
+	}
+	return out
+}
+
+// entity is one name of a type declaration statement, with its type
+// (dimensions and length included) and initial value.
+type entity struct {
+	name     string
+	t        ir.Type
+	init     ir.Expr
+	initText string
+}
+
+// declaration is what a type declaration statement declares: its
+// entities and the attributes that change how they are declared.
+type declaration struct {
+	list            []entity
+	param, external bool
+}
+
+// entities parses the type specification, attributes and entity list of
+// a type declaration statement (or a derived-type component definition)
+// at the current token.
+func (p *parser) entities() declaration {
 	base := p.typeSpec()
+	var d declaration
 	var dims []ir.Expr
-	var param, external, pointer bool
+	var pointer bool
 	for p.acceptOp(",") {
 		switch p.name() {
 		case "dimension":
@@ -19,23 +52,21 @@ func (p *parser) typeDecl() ir.Block {
 				dims = p.dims()
 			}
 		case "parameter":
-			param = true
+			d.param = true
 		case "pointer":
 			pointer = true
 		case "external":
-			external = true
+			d.external = true
 		default: // allocatable, intent(in), save, target, bind(c), ...
 			p.skipParens()
 		}
 	}
 	p.acceptOp("::")
-	var out ir.Block
 	for !p.atEnd() && p.bad == "" {
-		name := p.name()
-		t := base
-		t.Dims = dims
+		e := entity{name: p.name(), t: base}
+		e.t.Dims = dims
 		if p.isOp("(") {
-			t.Dims = p.dims()
+			e.t.Dims = p.dims()
 		}
 		if p.isOp("[") {
 			p.skipGroup("[", "]")
@@ -43,39 +74,35 @@ func (p *parser) typeDecl() ir.Block {
 		if p.acceptOp("*") {
 			start := p.i
 			n := p.starLen()
-			if isCharacter(t) {
-				d := t.Dims
-				t = charLen(lower(p.text(start, p.i)), n)
-				t.Dims = d
+			if isCharacter(e.t) {
+				dims := e.t.Dims
+				e.t = charLen(lower(p.text(start, p.i)), n)
+				e.t.Dims = dims
 			} else if n > 0 {
-				t.Size = n
+				e.t.Size = n
 			}
 		}
 		if pointer {
-			t.Pointer = 1
+			e.t.Pointer = 1
 		}
-		var init ir.Expr
 		initStart := p.i
 		switch {
 		case p.acceptOp("=") || p.acceptOp("=>"):
 			initStart = p.i
-			init = p.expr()
+			e.init = p.expr()
 		case p.isOp("/"): // DATA-style initialisation: integer n /5/
 			p.next()
 			for !p.atEnd() && !p.acceptOp("/") {
 				p.next()
 			}
 		}
-		if external {
-			p.sc.markExternal(name)
-		} else if name != "" {
-			out = append(out, p.declare(name, t, init, param, p.text(initStart, p.i))...)
-		}
+		e.initText = p.text(initStart, p.i)
+		d.list = append(d.list, e)
 		if !p.acceptOp(",") {
 			break
 		}
 	}
-	return out
+	return d
 }
 
 // declare declares name in the current scope, or completes the

@@ -235,3 +235,56 @@ end subroutine r
 		t.Errorf("a namelist without a group: errors %v, groups %v", bad.Errors, bad.Namelists)
 	}
 }
+
+func TestDerivedTypes(t *testing.T) {
+	src := `module m
+  integer, parameter :: nd = 31
+  type :: month_rec
+     sequence
+     integer :: station, year = 1950
+     real :: tday(nd)
+     character(len=8) :: id
+  end type month_rec
+  type, extends(month_rec) :: flagged_rec
+     integer, allocatable :: flags(:)
+     real(8), pointer :: next => null()
+  contains
+     procedure :: show
+  end type flagged_rec
+  type cell
+     real :: v
+  end type
+contains
+  subroutine show(r)
+    class(flagged_rec) :: r
+  end subroutine show
+end module m
+`
+	f, err := Parse("types.f90", []byte(src))
+	if err != nil || len(f.Errors) > 0 {
+		t.Fatalf("Parse: %v %v", err, f.Errors)
+	}
+	base := []*ir.Var{
+		{Name: "station", Type: integer},
+		{Name: "year", Type: integer, Init: num(1950)},
+		{Name: "tday", Type: withDims(real4, ref("nd"))},
+		{Name: "id", Type: ir.Type{Name: "character(len=8)", Size: 8}},
+	}
+	want := map[string][]*ir.Var{
+		"month_rec": base,
+		"flagged_rec": append(base[:4:4],
+			&ir.Var{Name: "flags", Type: withDims(integer, nil)},
+			&ir.Var{Name: "next", Type: ir.Type{Name: "real(kind=8)", Size: 8, Pointer: 1}, Init: call("null")}),
+		"cell": {{Name: "v", Type: real4}},
+	}
+	if diff := cmp.Diff(want, f.Types, ignorePos); diff != "" {
+		t.Errorf("Types (-want +got):\n%s", diff)
+	}
+	if len(f.Funcs) != 1 || f.Funcs[0].Name != "show" {
+		t.Errorf("the procedures after the types: %v", f.Funcs)
+	}
+	bad, _ := Parse("bad.f90", []byte("module b\n  type :: t\n    integer :: i\n"))
+	if len(bad.Errors) == 0 || len(bad.Types["t"]) != 1 {
+		t.Errorf("a type without END TYPE: errors %v, types %v", bad.Errors, bad.Types)
+	}
+}

@@ -60,8 +60,9 @@
 // nil side for an omitted bound), but a bare ":" and strided triplets,
 // array constructors, complex literals and defined
 // operators are Unknown with their source text; CASE values are dropped;
-// INTERFACE blocks, derived-type and ENUM definitions are skipped (a
-// derived type's size is 0); DATA, EQUIVALENCE, NAMELIST, FORMAT, ENTRY
+// INTERFACE blocks and ENUM definitions are skipped, and so are the
+// type-bound procedures and type parameters of a derived type (its
+// components are File.Types); DATA, EQUIVALENCE, NAMELIST, FORMAT, ENTRY
 // and the attribute statements are ignored; USE of a module from another
 // file, and ONLY/rename lists, are not followed (an array of such a
 // module is taken for a function unless the reference is a section or a

@@ -65,6 +65,10 @@ type File struct {
 	// Namelists are the Fortran NAMELIST groups of the file: the names of
 	// a group's variables, in order, by group name.
 	Namelists map[string][]string
+	// Types are the Fortran derived types defined in the file, by
+	// lower-case name: their components in order, each with its type and
+	// default initialisation (Init).
+	Types map[string][]*Var
 	// Errors are problems the front-end recovered from (syntax it could
 	// not parse), with their positions. A file with errors is still used.
 	Errors []Error

@@ -24,6 +24,9 @@ type builder struct {
 	progConsts map[string]ir.Expr
 	globals    map[string]Value
 	globalVars map[string]*ir.Var
+	// types are the Fortran derived types of every file, by lower-case
+	// name (the first definition of a name wins).
+	types map[string][]*ir.Var
 	// evolving are the globals updated from their own value somewhere in
 	// the program: states and tallies, not followed through the walk.
 	evolving map[string]bool

@@ -74,10 +74,11 @@ type shared struct {
 	progConsts map[string]ir.Expr // constants of every file, for module PARAMETERs
 	globals    map[string]Value   // global variables' values (constants, and handles set at run)
 	globalVars map[string]*ir.Var
-	evolving   map[string]bool  // globals updated from their own value
-	fields     map[string]Value // members that keep one number (analyseFields)
-	observed   map[string]Value // numbers stored into members so far (observeField)
-	settings   settings         // keys of the text the program wrote so far (see settings)
+	types      map[string][]*ir.Var // Fortran derived types by lower-case name
+	evolving   map[string]bool      // globals updated from their own value
+	fields     map[string]Value     // members that keep one number (analyseFields)
+	observed   map[string]Value     // numbers stored into members so far (observeField)
+	settings   settings             // keys of the text the program wrote so far (see settings)
 	args       []string
 	hasArgs    bool
 	lang       ir.Lang // the language of the file ("" for NewEnv: any)

@@ -42,7 +42,7 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 			for _, it := range s.Items {
 				w.env.Kill(baseName(it))
 			}
-			if sem.Formatted && !sem.ExplicitOffset && io.File != nil && io.File.Kind == FileHandle {
+			if !sem.ExplicitOffset && io.File != nil && io.File.Kind == FileHandle {
 				if _, nml := s.Specs["nml"]; !nml {
 					w.recordRead(s, io.File)
 				}
@@ -55,8 +55,22 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 	w.fortranSettings(s, sem, io.File)
 	if s.Op == "inquire" {
 		w.inquireSize(s)
+		w.inquireLength(s)
 	}
 	w.addIO(parent, &Node{Kind: IONode, Name: sem.Routine, Pos: s.Pos, IO: io, Taken: -1})
+}
+
+// inquireLength gives the IOLENGTH= variable of an INQUIRE the bytes an
+// unformatted transfer of its items moves: the record length that
+// gfortran, whose RECL unit is the byte, needs for them.
+func (w *walker) inquireLength(s *ir.FortranIO) {
+	v, ok := s.Specs["iolength"]
+	if !ok {
+		return
+	}
+	if bytes, _, known := w.items(s.Items, false); known {
+		w.env.Set(baseName(v), IntValue(bytes, Propagated))
+	}
 }
 
 // internalFile reports whether a READ or WRITE works on a character
@@ -228,8 +242,9 @@ func (w *walker) itemBytes(x ir.Expr, formatted bool) (bytes, n int64, ok bool) 
 }
 
 // item returns the size of one transfer item (a variable, a whole array,
-// an element, an array section, a literal or an expression) in binary
-// bytes or, when formatted, in estimated characters.
+// an element, an array section, a derived-type value or component, a
+// literal or an expression) in binary bytes or, when formatted, in
+// estimated characters.
 func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName string, ok bool) {
 	elem := int64(8)
 	typeName = "real"
@@ -250,39 +265,73 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 		if tok && fok && tt == ft && tn == fn {
 			return max(tb, fb), tn, tt, true
 		}
-	case ir.Ref:
-		v := w.env.Var(x.Name)
+	case ir.Ref, ir.Field, ir.Index:
+		v := w.designated(x)
 		if v == nil {
 			break
 		}
-		typeName = v.Type.Name
-		t := v.Type
-		t.Pointer, t.Dims = 0, nil
-		if elem, ok = baseSize(t); !ok {
-			return 0, 0, typeName, false
+		if n, ok = w.designatedElems(x, v); !ok {
+			return 0, 0, v.Type.Name, false
 		}
-		if n, ok = w.env.varElems(x.Name); !ok {
-			return 0, 0, typeName, false
-		}
-	case ir.Index:
-		v := w.env.Var(baseName(x))
-		if v == nil {
-			break
-		}
-		typeName = v.Type.Name
-		t := v.Type
-		t.Pointer, t.Dims = 0, nil
-		if elem, ok = baseSize(t); !ok {
-			return 0, 0, typeName, false
-		}
-		if n, ok = w.section(x, v); !ok {
-			return 0, 0, typeName, false
-		}
+		return w.elements(v.Type, n, formatted)
 	}
 	if formatted {
 		return n * iosem.TextWidth(typeName, elem), n, typeName, true
 	}
 	return n * elem, n, typeName, true
+}
+
+// designated returns the declaration of the variable or derived-type
+// component a designator names: a of a, a(i) and a(1:n); c of r%c and
+// r%c(i); nil for anything else.
+func (w *walker) designated(x ir.Expr) *ir.Var {
+	switch x := x.(type) {
+	case ir.Ref:
+		return w.env.Var(x.Name)
+	case ir.Field:
+		return w.env.component(x)
+	case ir.Index:
+		switch y := x.X.(type) {
+		case ir.Ref:
+			return w.env.Var(y.Name)
+		case ir.Field:
+			return w.env.component(y)
+		}
+	}
+	return nil
+}
+
+// designatedElems returns the number of elements the designator x of the
+// declaration v selects: all of a whole array (as declared or allocated),
+// those of a section, 1 for an element.
+func (w *walker) designatedElems(x ir.Expr, v *ir.Var) (int64, bool) {
+	switch x := x.(type) {
+	case ir.Ref:
+		return w.env.varElems(x.Name)
+	case ir.Field:
+		return w.env.count(v.Type.Dims)
+	case ir.Index:
+		return w.section(x, v)
+	}
+	return 0, false
+}
+
+// elements returns the size of n elements of type t in a transfer (see
+// item), with t's name.
+func (w *walker) elements(t ir.Type, n int64, formatted bool) (bytes, count int64, typeName string, ok bool) {
+	t.Pointer, t.Dims = 0, nil
+	if d := derivedName(t); d != "" {
+		size, items, ok := w.env.derivedTransfer(d, formatted, 0)
+		return n * size, n * items, t.Name, ok
+	}
+	elem, ok := baseSize(t)
+	if !ok {
+		return 0, 0, t.Name, false
+	}
+	if formatted {
+		return n * iosem.TextWidth(t.Name, elem), n, t.Name, true
+	}
+	return n * elem, n, t.Name, true
 }
 
 // section returns the number of elements an index expression selects: 1

@@ -16,6 +16,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 		progConsts: b.progConsts,
 		globals:    b.globals,
 		globalVars: b.globalVars,
+		types:      b.types,
 		evolving:   b.evolving,
 		fields:     b.fields,
 		observed:   b.observed,
@@ -37,6 +38,7 @@ func (b *builder) collectGlobals() {
 	b.progConsts = map[string]ir.Expr{}
 	b.globals = map[string]Value{}
 	b.globalVars = map[string]*ir.Var{}
+	b.types = map[string][]*ir.Var{}
 	b.evolving = map[string]bool{}
 	for _, f := range b.prog.Files {
 		if f == nil {
@@ -50,6 +52,11 @@ func (b *builder) collectGlobals() {
 		for _, g := range f.Globals {
 			if _, dup := b.globalVars[g.Name]; !dup {
 				b.globalVars[g.Name] = g
+			}
+		}
+		for k, v := range f.Types {
+			if _, dup := b.types[k]; !dup {
+				b.types[k] = v
 			}
 		}
 	}

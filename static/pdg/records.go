@@ -12,6 +12,9 @@ import (
 // then "read(u, *) lam_min, lam_max, dlam") gives the variables it reads
 // the numbers it wrote, by position: records are the lines of such a
 // file, as far as the program wrote them with known text outside loops.
+// The records of a Fortran unformatted sequential file (a header "write(u)
+// nx, ny, dx" read back with "read(u) nx, ny, dx") are kept the same way,
+// one field per item.
 type records struct {
 	lines []string
 	// open is false once a line was written in a loop, or
@@ -26,26 +29,28 @@ type records struct {
 // its function.
 func (w *walker) inLoop() bool { return len(w.trips) > 0 }
 
-// recordWritten appends the line a formatted sequential WRITE puts into
-// the file of h.
-func (w *walker) recordWritten(h *Handle, line string) {
+// recordWritten appends the line a sequential WRITE puts into the file
+// of h. In a record of fields (see recordText) a Wildcard is one unknown
+// field; in a line of text it may stand for any number of them, and the
+// lines after it are not known.
+func (w *walker) recordWritten(h *Handle, line string, fields bool) {
 	r := w.b.records[h.sizeKey()]
 	if r == nil || !r.open {
 		return
 	}
-	if w.inLoop() || strings.Contains(line, Wildcard) {
+	if w.inLoop() || !fields && strings.Contains(line, Wildcard) {
 		r.open = false
 		return
 	}
 	r.lines = append(r.lines, line)
 }
 
-// recordsCreated starts the records of a file a formatted sequential
-// OPEN s creates or replaces (STATUS='new' or 'replace', or a unit opened
-// for writing only, not for appending); opening a file to read it leaves
+// recordsCreated starts the records of a file a sequential OPEN s
+// creates or replaces (STATUS='new' or 'replace', or a unit opened for
+// writing only, not for appending); opening a file to read it leaves
 // them.
 func (w *walker) recordsCreated(h *Handle, s *ir.FortranIO) {
-	if h.Unformatted || h.Direct || h.StreamAccess || iosem.SpecString(s, "position") == "append" {
+	if h.Direct || h.StreamAccess || iosem.SpecString(s, "position") == "append" {
 		return
 	}
 	switch status := iosem.SpecString(s, "status"); {
@@ -64,9 +69,9 @@ func (w *walker) startRecords(h *Handle) {
 	w.b.records[h.sizeKey()] = &records{open: true}
 }
 
-// recordRead gives the items of a formatted sequential READ outside loops
-// the values of the next line of the file of h, when the
-// program wrote it: list-directed and numeric items take its blank- or
+// recordRead gives the items of a sequential READ outside loops the
+// values of the next line (record) of the file of h, when the program
+// wrote it: list-directed and numeric items take its blank- or
 // comma-separated fields in order, a character item read with "(a)" the
 // whole line. An array section takes as many fields as it has elements,
 // without a value the analysis keeps. A READ in a loop ends

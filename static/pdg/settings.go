@@ -175,32 +175,57 @@ func (w *walker) itemsText(items []ir.Expr, fortran bool) string {
 			}
 			continue
 		}
-		switch v := Eval(x, w.env); {
-		case v.Kind == Str:
-			b.WriteString(v.S)
-		case v.Kind == Int:
-			if ch, ok := x.(ir.Int); ok && ch.Char {
-				b.WriteRune(rune(v.I))
-			} else {
-				b.WriteString(strconv.FormatInt(v.I, 10))
-			}
-		case v.Kind == Float:
-			b.WriteString(strconv.FormatFloat(v.F, 'g', -1, 64))
-		default:
-			b.WriteString(Wildcard)
-		}
+		b.WriteString(w.itemText(x))
 	}
 	return b.String()
 }
 
+// itemText is the text of one written item: a known string or number, or
+// Wildcard.
+func (w *walker) itemText(x ir.Expr) string {
+	switch v := Eval(x, w.env); {
+	case v.Kind == Str:
+		return v.S
+	case v.Kind == Int:
+		if ch, ok := x.(ir.Int); ok && ch.Char {
+			return string(rune(v.I))
+		}
+		return strconv.FormatInt(v.I, 10)
+	case v.Kind == Float:
+		return strconv.FormatFloat(v.F, 'g', -1, 64)
+	}
+	return Wildcard
+}
+
+// recordText is the record of an unformatted sequential WRITE, as fields
+// read back by position: one per item, Wildcard for a string that would
+// not read back as one field.
+func (w *walker) recordText(items []ir.Expr) string {
+	fields := make([]string, len(items))
+	for i, x := range items {
+		fields[i] = w.itemText(x)
+		if fields[i] == "" || strings.ContainsAny(fields[i], " \t,") {
+			fields[i] = Wildcard
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
 // fortranSettings handles the namelist and text WRITEs and READs of a
 // Fortran statement on an external file: a WRITE records the text of its
-// items, or the variables of its namelist group with their values; a
+// items, or the variables of its namelist group with their values (an
+// unformatted WRITE, the record of its items); a
 // namelist READ gives the group's variables (every variable, when the
 // group is not known) the values the program wrote for them, and forgets
 // the others: a text the program did not write may set them.
 func (w *walker) fortranSettings(s *ir.FortranIO, sem iosem.Semantics, h *Handle) {
-	if h == nil || h.Kind != FileHandle || !sem.Formatted {
+	if h == nil || h.Kind != FileHandle {
+		return
+	}
+	if !sem.Formatted {
+		if s.Op == "write" && !sem.ExplicitOffset {
+			w.recordWritten(h, w.recordText(s.Items), true)
+		}
 		return
 	}
 	group, isNml := s.Specs["nml"]
@@ -218,7 +243,7 @@ func (w *walker) fortranSettings(s *ir.FortranIO, sem iosem.Semantics, h *Handle
 		if !isNml {
 			text := w.itemsText(s.Items, true)
 			w.b.settings.record(text, true)
-			w.recordWritten(h, text)
+			w.recordWritten(h, text, false)
 			return
 		}
 		for _, m := range members {

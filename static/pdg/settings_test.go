@@ -308,6 +308,47 @@ program main
 end program main
 `), f90("writer", writerF90)},
 			path: []string{"writer call"}, loop: "writer loop", trip: 4000 + 27000, source: TripParameter},
+		{name: "Fortran unformatted header read back by position", srcs: []source{f90("hdr", `module snap
+  integer, parameter :: nx = 120, ny = 80, nt = 25
+  real(8), parameter :: dx = 12.5d0
+  character(len=16), parameter :: tag = 'two words'
+contains
+  subroutine write_snaps(path)
+    character(len=*), intent(in) :: path
+    integer :: u, k
+    real(8) :: grid(nx, ny)
+    open(newunit=u, file=path, form='unformatted', access='sequential', status='replace')
+    write(u) tag, nx, ny
+    write(u) nt, dx
+    do k = 1, nt
+      grid = k
+      write(u) k
+      write(u) grid
+    end do
+    close(u)
+  end subroutine write_snaps
+  subroutine read_snaps(path)
+    character(len=*), intent(in) :: path
+    integer :: u, mx, my, mt, k
+    real(8) :: ddx
+    character(len=16) :: label
+    open(newunit=u, file=path, form='unformatted', access='sequential', status='old')
+    read(u) label, mx, my
+    read(u) mt, ddx
+    do k = 1, mt
+      read(u)
+    end do
+    close(u)
+    call writer(mx * my + mt + nint(ddx * 2)) ! writer call
+  end subroutine read_snaps
+end module snap
+program main
+  use snap
+  call write_snaps('s.bin')
+  call read_snaps('s.bin')
+end program main
+`), f90("writer", writerF90)},
+			path: []string{"call read_snaps", "writer call"}, loop: "writer loop", trip: 120*80 + 25 + 25, source: TripParameter},
 		{name: "Fortran namelist written with nml= and read through dummy arguments", srcs: []source{f90("nml", `subroutine write_par(path)
   character(len=*), intent(in) :: path
   integer :: u, nbatch, nper

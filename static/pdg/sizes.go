@@ -84,7 +84,7 @@ func (e *Env) count(dims []ir.Expr) (int64, bool) {
 // typeSize returns the size of a whole object of type t: the base size
 // times the array dimensions.
 func (e *Env) typeSize(t ir.Type) (int64, bool) {
-	b, ok := baseSize(t)
+	b, ok := e.elemSize(t)
 	if !ok {
 		return 0, false
 	}
@@ -117,7 +117,7 @@ func (e *Env) varSize(name string) (int64, bool) {
 	if n, ok := e.elems.m[name]; ok {
 		t := v.Type
 		t.Pointer = 0
-		b, ok := baseSize(t)
+		b, ok := e.elemSize(t)
 		return b * n, ok
 	}
 	return e.typeSize(v.Type)
