@@ -133,8 +133,11 @@ type Block struct {
 const RelayShare = 0.95
 
 // Ranked reports whether b is one of the blocks `iolens static` ranks as
-// bottlenecks: not a file, with estimated I/O, not a relay.
-func (b *Block) Ranked() bool { return b.Kind != features.FileBlock && b.IOTime > 0 && !b.Relay }
+// bottlenecks: not a file, with estimated I/O (in the context the block
+// describes, or over the run), not a relay.
+func (b *Block) Ranked() bool {
+	return b.Kind != features.FileBlock && (b.IOTime > 0 || b.OwnIOTime > 0) && !b.Relay
+}
 
 // Features are a block's raw parameters P1–P15 and its normalised
 // variables X1–X16 by name.

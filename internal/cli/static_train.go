@@ -56,6 +56,8 @@ and shipped models are scored on it: class accuracy, mean absolute error
 and bottleneck recall, the share of test programs whose measured
 bottleneck (the function with the most I/O time of its own) is among the
 top 3 functions of the ranking iolens static prints. The misses are listed.
+The ranking has no fitted parameter: its recall on the training programs
+is reported too.
 The sets must not share a program or a source, and --programs may only
 name training programs. --test "" skips the test set.
 

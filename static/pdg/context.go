@@ -31,7 +31,7 @@ func (c callContext) key() string {
 	known := false
 	parts := make([]string, len(c.vals))
 	for i, v := range c.vals {
-		parts[i] = v.key()
+		parts[i] = contextKey(v)
 		known = known || v.Kind != Unknown
 		if i < len(c.shapes) && c.shapes[i].known() && v.Kind == Unknown {
 			parts[i] = c.shapes[i].key()
@@ -42,10 +42,10 @@ func (c callContext) key() string {
 	if len(c.host) > 0 || len(c.hostShapes) > 0 || len(c.globals) > 0 {
 		var names []string
 		for name, v := range c.host {
-			names = append(names, name+"="+v.key())
+			names = append(names, name+"="+contextKey(v))
 		}
 		for name, v := range c.globals {
-			names = append(names, "::"+name+"="+v.key())
+			names = append(names, "::"+name+"="+contextKey(v))
 		}
 		for name, s := range c.hostShapes {
 			names = append(names, name+"="+s.key())
@@ -58,6 +58,16 @@ func (c callContext) key() string {
 		return ""
 	}
 	return key
+}
+
+// contextKey spells v in the key of a call context. A Bound value is
+// marked: the callee decides no branch on it (see walker.branch), so it
+// makes another context than the same number known exactly.
+func contextKey(v Value) string {
+	if v.Origin == Bound && v.Kind != Unknown {
+		return v.key() + "~"
+	}
+	return v.key()
 }
 
 // shape is the extents of an array at run time, outermost dimension

@@ -810,7 +810,7 @@ int main(int argc, char **argv) {
 `)}
 	runPropagation(t, []propagationCase{
 		{name: "known index", srcs: src, path: []string{"put(f, widths[2]);"}, loop: "put loop", trip: 30, source: TripParameter},
-		{name: "unknown index", srcs: src, path: []string{"put(f, widths[argc]);"}, loop: "put loop", trip: 30, source: TripParameter},
+		{name: "unknown index", srcs: src, path: []string{"put(f, widths[argc]);"}, loop: "put loop", trip: 30, source: TripBound},
 		{name: "local table", srcs: src, path: []string{"put(f, (int)sizes[argc % 6]);"}, loop: "put loop", trip: 162677, source: TripBound},
 		{name: "not constant", srcs: src, path: []string{"put(f, partial[argc]);"}, loop: "put loop", trip: DefaultTrip, source: TripDefault},
 	})

@@ -661,7 +661,10 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 	n := &Node{Kind: BranchNode, Name: name, Pos: pos, EndLine: lastLine(alts), Taken: -1}
 	if cond != nil {
 		parent.Work += ops(cond, w.fortran())
-		if t, ok := truth(Eval(cond, w.env)); ok {
+		// A condition on a Bound value (a chunk size on all but the last
+		// pass, the known side of a choice) is not decided by it.
+		v := Eval(cond, w.env)
+		if t, ok := truth(v); ok && v.Origin != Bound {
 			n.Taken = 1
 			if t {
 				n.Taken = 0
