@@ -294,13 +294,18 @@ func scoreAll(roots []features.Block, m model.Model, sys sysprof.System) []Block
 // least RelayShare of whose estimated I/O is in one call of a program
 // function inside it.
 func attribute(blocks []Block) {
-	funcs := programFuncs(blocks)
+	funcs := map[string]bool{} // the program's functions
+	for _, b := range blocks {
+		if b.Kind == features.FunctionBlock {
+			funcs[b.Name] = true
+		}
+	}
 	// The I/O of the calls of program functions inside each function and
 	// loop block, up to the enclosing function: all of it, and the
 	// costliest call's.
 	sum, top := make([]float64, len(blocks)), make([]float64, len(blocks))
 	for _, b := range blocks {
-		if b.Kind != features.CallBlock || len(funcs[b.Name]) == 0 {
+		if b.Kind != features.CallBlock || !funcs[b.Name] {
 			continue
 		}
 		for p := b.Parent; p >= 0; p = blocks[p].Parent {
@@ -327,24 +332,12 @@ func attribute(blocks []Block) {
 			b.OwnIOTime, b.Relay = b.runIO, relay
 		case b.Kind == features.LoopBlock:
 			b.OwnIOTime, b.Relay = max(b.IOTime-sum[i], 0)*invocations(i), relay
-		case b.Kind == features.CallBlock && len(funcs[b.Name]) > 0:
+		case b.Kind == features.CallBlock && funcs[b.Name]:
 			b.Relay = true
 		case b.Kind == features.CallBlock:
 			b.OwnIOTime = b.IOTime * invocations(i)
 		}
 	}
-}
-
-// programFuncs returns the indexes of the function blocks of blocks by
-// function name.
-func programFuncs(blocks []Block) map[string][]int {
-	funcs := map[string][]int{}
-	for i, b := range blocks {
-		if b.Kind == features.FunctionBlock {
-			funcs[b.Name] = append(funcs[b.Name], i)
-		}
-	}
-	return funcs
 }
 
 // sortBlocks returns blocks, whose IDs are their indexes, ordered by

@@ -327,27 +327,14 @@ func bottleneck(program string, meas []corpus.Function, an *static.Result, topK 
 // RankFunctions returns the functions the static bottleneck ranking points
 // at, most costly first, each once. It walks the blocks in the order of
 // res.Blocks, the order in which `iolens static` prints its bottlenecks,
-// keeps the blocks it ranks (Block.Ranked), and maps each block to a function: a function block to itself, a call
-// of a program function to the callee, and a loop or a library call to the
-// function it is in.
+// keeps the blocks it ranks (Block.Ranked: calls of program functions are
+// relays, their callees' function blocks ranked instead), and maps each
+// block to a function: a function block to itself, a loop or a library
+// call to the function it is in.
 func RankFunctions(res *static.Result) []string {
 	byID := make(map[int]*static.Block, len(res.Blocks))
-	funcs := map[string]bool{}
 	for i := range res.Blocks {
-		b := &res.Blocks[i]
-		byID[b.ID] = b
-		if b.Kind == features.FunctionBlock {
-			funcs[b.Name] = true
-		}
-	}
-	enclosing := func(b *static.Block) string {
-		for b != nil && b.Kind != features.FunctionBlock {
-			b = byID[b.Parent]
-		}
-		if b == nil {
-			return ""
-		}
-		return b.Name
+		byID[res.Blocks[i].ID] = &res.Blocks[i]
 	}
 	var out []string
 	for i := range res.Blocks {
@@ -355,12 +342,11 @@ func RankFunctions(res *static.Result) []string {
 		if !b.Ranked() {
 			continue
 		}
-		name := b.Name
-		if b.Kind == features.LoopBlock || (b.Kind == features.CallBlock && !funcs[b.Name]) {
-			name = enclosing(b)
+		for b != nil && b.Kind != features.FunctionBlock {
+			b = byID[b.Parent]
 		}
-		if name != "" && !slices.Contains(out, name) {
-			out = append(out, name)
+		if b != nil && !slices.Contains(out, b.Name) {
+			out = append(out, b.Name)
 		}
 	}
 	return out
