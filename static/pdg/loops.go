@@ -43,7 +43,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	}
 	w.markSeeks(l.Body)
 	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault, body: l.Body,
-		v: l.Var, step: l.Step, mid: w.midValue(l, n), eof: eof})
+		v: l.Var, step: l.Step, values: w.loopValues(l, n), eof: eof})
 	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)
 	w.scale = w.scale[:len(w.scale)-1]
@@ -80,31 +80,93 @@ type loopTrip struct {
 	body ir.Block
 	v    string
 	step ir.Expr // of a counted loop; nil: 1
-	mid  Value
+	// values are the values the variable of a counted loop with known
+	// bounds takes; the zero span otherwise.
+	values span
 	// eof is the file a loop reads to its end, when its trip count
 	// comes from what the program wrote into it (TripWritten).
 	eof *Handle
 }
 
-// midValue returns the mean value of the variable of the counted loop l
-// whose trip count n was found from known bounds: lo + step × (n − 1) / 2,
-// with origin Bound. It is Unknown for other loops.
-func (w *walker) midValue(l *ir.Loop, n *Node) Value {
-	if l.Var == "" || l.Lo == nil || n.TripSource == TripDefault || n.Trip < 1 {
+// span is the arithmetic progression lo, lo + step, … of n values, the
+// values of the variable of a counted loop.
+type span struct{ lo, step, n int64 }
+
+// mid returns the mean of the values of s, with origin Bound, or Unknown
+// for the zero span.
+func (s span) mid() Value {
+	if s.n < 1 {
 		return Value{}
+	}
+	return IntValue(s.lo+s.step*(s.n-1)/2, Bound)
+}
+
+// count returns how many values of s compare with op (<, <=, >, >=, ==
+// or !=) to k. The values are monotonic, so an ordering holds on a prefix
+// or a suffix of them, found by bisection.
+func (s span) count(op string, k int64) int64 {
+	if s.n < 1 {
+		return 0
+	}
+	holds := func(i int64) bool {
+		t, _ := truth(intBinary(op, s.lo+s.step*i, k, Bound))
+		return t
+	}
+	switch op {
+	case "==", "!=":
+		var hit int64
+		if d := k - s.lo; s.step != 0 && d%s.step == 0 && d/s.step >= 0 && d/s.step < s.n {
+			hit = 1
+		}
+		if op == "==" {
+			return hit
+		}
+		return s.n - hit
+	case "<", "<=", ">", ">=":
+	default:
+		return 0
+	}
+	first, last := holds(0), holds(s.n-1)
+	if first == last {
+		if first {
+			return s.n
+		}
+		return 0
+	}
+	// The first index at which the comparison stops (or starts) holding.
+	lo, hi := int64(0), s.n-1
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; holds(mid) == first {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if first {
+		return hi
+	}
+	return s.n - hi
+}
+
+// loopValues returns the values the variable of the counted loop l takes
+// when its trip count n was found from known bounds, the zero span for
+// other loops.
+func (w *walker) loopValues(l *ir.Loop, n *Node) span {
+	if l.Var == "" || l.Lo == nil || n.TripSource == TripDefault || n.Trip < 1 {
+		return span{}
 	}
 	env := w.meanEnv(l.Lo, l.Step)
 	lo, ok := Eval(l.Lo, env).Int()
 	if !ok {
-		return Value{}
+		return span{}
 	}
 	step := int64(1)
 	if l.Step != nil {
 		if step, ok = Eval(l.Step, env).Int(); !ok {
-			return Value{}
+			return span{}
 		}
 	}
-	return IntValue(lo+step*(n.Trip-1)/2, Bound)
+	return span{lo: lo, step: step, n: n.Trip}
 }
 
 // meanEnv returns the environment with the variables of the counted loops
@@ -113,13 +175,13 @@ func (w *walker) midValue(l *ir.Loop, n *Node) Value {
 func (w *walker) meanEnv(xs ...ir.Expr) *Env {
 	env := w.env
 	for _, t := range w.trips {
-		if t.v == "" || t.mid.Kind == Unknown || !slices.ContainsFunc(xs, func(x ir.Expr) bool { return x != nil && mentions(x, t.v) }) {
+		if t.v == "" || t.values.n < 1 || !slices.ContainsFunc(xs, func(x ir.Expr) bool { return x != nil && mentions(x, t.v) }) {
 			continue
 		}
 		if env == w.env {
 			env = w.env.Clone()
 		}
-		env.Set(t.v, t.mid)
+		env.Set(t.v, t.values.mid())
 	}
 	return env
 }

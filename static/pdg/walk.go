@@ -846,6 +846,9 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := divisibilityOdds(cond, w.env); o > 0 {
 		return o
 	}
+	if o := w.rangeOdds(cond); o > 0 {
+		return o
+	}
 	if o := w.exitOdds(cond); o > 0 {
 		return o
 	}
@@ -930,6 +933,43 @@ func (w *walker) selectionOdds(cond ir.Expr) float64 {
 		return 1 - match
 	}
 	return match
+}
+
+// rangeOdds returns the share of executions in which cond holds when it
+// compares the variable of a counted loop around, with known bounds, to a
+// value the loop does not change ("if (i < nkeep)", "if (p <= 40)",
+// "if (step == nsteps)"): the share of the variable's values for which it
+// holds. It returns 0 for other conditions, and for one that never holds.
+func (w *walker) rangeOdds(cond ir.Expr) float64 {
+	c, ok := cond.(ir.Binary)
+	if !ok {
+		return 0
+	}
+	mirror := map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+	for j, side := range [][2]ir.Expr{{c.L, c.R}, {c.R, c.L}} {
+		v, isRef := side[0].(ir.Ref)
+		if !isRef {
+			continue
+		}
+		i := slices.IndexFunc(w.trips, func(t loopTrip) bool { return t.v == v.Name })
+		if i < 0 {
+			continue
+		}
+		if w.trips[i].values.n < 1 || mentions(side[1], v.Name) || w.assignedIn(w.trips[i].body)[v.Name] {
+			return 0
+		}
+		k, known := Eval(side[1], w.env).Int()
+		if !known {
+			return 0
+		}
+		op := c.Op
+		if j == 1 {
+			op = mirror[op]
+		}
+		t := w.trips[i].values
+		return float64(t.count(op, k)) / float64(t.n)
+	}
+	return 0
 }
 
 // exitOdds returns the share of executions in which cond holds when the
