@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,6 +119,11 @@ func (w *walker) containerQuery(c *ir.Call) (Value, bool) {
 		if !ok {
 			return Value{}, false
 		}
+		if t, ok := w.elementLoop(r.X); ok && t.n > 1 {
+			// The member of one element of a container the loop visits
+			// holds its share of what was added to all of them.
+			n = max(n/t.n, 1)
+		}
 		s = shape{dims: []int64{n}, origin: Propagated}
 	default:
 		return Value{}, false
@@ -214,6 +220,29 @@ func (w *walker) memberContainerCall(c *ir.Call, parent *Node) bool {
 	}
 	w.unknownCall(c, parent)
 	return true
+}
+
+// elementLoop returns the loop around that visits the elements x stands
+// for: a loop whose variable x is (for (auto &tr : trains)) or indexes
+// (trains[i]).
+func (w *walker) elementLoop(x ir.Expr) (loopTrip, bool) {
+	var names []string
+	switch x := x.(type) {
+	case ir.Ref:
+		names = append(names, x.Name)
+	case ir.Index:
+		for _, i := range x.Idx {
+			if r, ok := i.(ir.Ref); ok {
+				names = append(names, r.Name)
+			}
+		}
+	}
+	for _, t := range slices.Backward(w.trips) {
+		if t.v != "" && slices.Contains(names, t.v) {
+			return t, true
+		}
+	}
+	return loopTrip{}, false
 }
 
 // memberSize returns the size of the container held in the member name,

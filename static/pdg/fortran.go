@@ -270,6 +270,13 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 		if v == nil {
 			break
 		}
+		if _, isIndex := x.(ir.Index); formatted && !isIndex && isText(v.Type) {
+			// A C or C++ string inserted whole: its text, when known.
+			if t := Eval(x, w.env); t.Kind == Str {
+				return int64(len(t.S)), 1, "string", true
+			}
+			return iosem.StrWidth, 1, "string", true
+		}
 		if n, ok = w.designatedElems(x, v); !ok {
 			return 0, 0, v.Type.Name, false
 		}

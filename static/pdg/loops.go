@@ -332,6 +332,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 	if n, ok := w.eofTrip(l); ok {
 		return n, TripWritten
 	}
+	if w.readsStringStream(l.Cond) {
+		return def, defSrc // the fields of a line, not the records of a file
+	}
 	if readsInput(l.Cond) || readsInputFirst(l) {
 		n := int64(w.b.opts.DefaultReadTrip)
 		if b := w.readRequest(l); b > 0 {
@@ -460,6 +463,20 @@ func readsInput(x ir.Expr) bool {
 		}
 		s, ok := iosem.Lookup(c.Callee)
 		return ok && s.Op == iosem.Read
+	})
+}
+
+// readsStringStream reports whether x extracts from a C++ string stream
+// ("std::getline(ss, field, ',')"): a loop on it splits a string, such as
+// a line read from a file, into its fields.
+func (w *walker) readsStringStream(x ir.Expr) bool {
+	return ir.Any(x, func(y ir.Expr) bool {
+		c, ok := y.(ir.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return false
+		}
+		s, ok := iosem.Lookup(c.Callee)
+		return ok && s.Op == iosem.Read && w.isStringStream(c.Args[0])
 	})
 }
 

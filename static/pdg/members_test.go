@@ -3,6 +3,8 @@ package pdg
 import (
 	"strings"
 	"testing"
+
+	"github.com/iolens/iolens/static/iosem"
 )
 
 // A C++ method sees its class's data members: a file stream member
@@ -176,6 +178,43 @@ int main() {
 	}
 }
 
+// A container member filled across the elements of a container holds, in
+// one element a loop visits, its share of all that was added.
+func TestMemberContainerShare(t *testing.T) {
+	src := []source{cppSrc(`#include <vector>
+#include <cstdio>
+struct Train { int id; std::vector<int> stops; };
+int main() {
+    std::vector<Train> trains(60);
+    for (int k = 0; k < 60; k++)
+        for (int s = 0; s < 14; s++)
+            trains[k].stops.push_back(s);
+    FILE *f = fopen("t.txt", "w");
+    for (const Train &tr : trains)
+        for (std::size_t i = 0; i + 1 < tr.stops.size(); i++) fprintf(f, "%d\n", tr.stops[i]); /* range loop */
+    for (int k = 0; k < 60; k++)
+        for (std::size_t i = 0; i < trains[k].stops.size(); i++) fprintf(f, "%d\n", trains[k].stops[i]); /* index loop */
+    for (std::size_t i = 0; i < trains[0].stops.size(); i++) fprintf(f, "%d\n", trains[0].stops[i]); /* first loop */
+    fclose(f);
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		loop string
+		trip int64
+	}{
+		{"range loop", 13},
+		{"index loop", 14},
+		{"first loop", 60 * 14}, // not known to be one of many
+	} {
+		l := entryLoop(t, g, src, c.loop)
+		if l.Trip != c.trip || l.TripSource != TripPropagated {
+			t.Errorf("%s: trip %d (%s), want %d (%s)", c.loop, l.Trip, l.TripSource, c.trip, TripPropagated)
+		}
+	}
+}
+
 // A container a function fills and returns by value has, in its caller,
 // the size it had at the return, as a local initialised or assigned with
 // the call; a call whose result size is not known forgets it.
@@ -252,5 +291,61 @@ int main() {
 	want := "std::ofstream(list.txt) operator<<(list.txt) operator<<(list.txt) operator<<(list.txt)"
 	if got := ioNodesWith(t, Options{}, src); got != want {
 		t.Errorf("I/O nodes %q, want %q", got, want)
+	}
+}
+
+// A loop splitting a string stream into fields runs the default count of
+// a condition-only loop, not that of a loop reading a file.
+func TestStringStreamFields(t *testing.T) {
+	srcs := []source{cppSrc(`#include <fstream>
+#include <sstream>
+#include <string>
+long count(std::istream &in) {
+  std::string line, field;
+  long n = 0;
+  while (std::getline(in, line)) { // line loop
+    std::istringstream ss(line);
+    while (std::getline(ss, field, ',')) n++; // field loop
+  }
+  return n;
+}`)}
+	g := buildSources(t, Options{Entry: "count"}, srcs...)
+	for _, c := range []struct {
+		loop string
+		trip int64
+	}{{"line loop", DefaultReadTrip}, {"field loop", DefaultWhileTrip}} {
+		if l := entryLoop(t, g, srcs, c.loop); l.Trip != c.trip || l.TripSource != TripDefault {
+			t.Errorf("%s runs %d times (%s), want %d (%s)", c.loop, l.Trip, l.TripSource, c.trip, TripDefault)
+		}
+	}
+}
+
+// A string inserted into a text stream takes its length when known, and
+// iosem.StrWidth characters when not, like printf's %s.
+func TestStreamStringItems(t *testing.T) {
+	srcs := []source{cppSrc(`#include <fstream>
+#include <string>
+std::string label(int i);
+int main() {
+  std::ofstream o("t.txt");
+  std::string tag = "abc";
+  std::string name = label(7);
+  o << tag << '\n'; // text given
+  o << 42 << ',' << name << '\n'; // unknown
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, srcs...)
+	for _, c := range []struct {
+		marker string
+		bytes  int64
+	}{{"text given", 4}, {"unknown", iosem.IntWidth + 1 + iosem.StrWidth + 1}} {
+		file, line := lineOf(t, c.marker, srcs)
+		n := nodeAt(g.Entry, IONode, file, line)
+		if n == nil {
+			t.Fatalf("no I/O at %q", c.marker)
+		}
+		if !n.IO.BytesKnown || n.IO.Bytes != c.bytes {
+			t.Errorf("%s: %d bytes (known %v), want %d", c.marker, n.IO.Bytes, n.IO.BytesKnown, c.bytes)
+		}
 	}
 }

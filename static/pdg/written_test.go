@@ -162,6 +162,23 @@ int main(int argc, char **argv) {
   while (std::getline(in, line)) s += line.size(); // read loop
   return 0;
 }`), 300},
+		{"C++ lines with strings", cppSrc(`#include <fstream>
+#include <string>
+static std::string label(int i) { return "st" + std::to_string(i % 7); }
+int main(int argc, char **argv) {
+  std::string p = std::string(argv[1]) + "/d.csv";
+  std::ofstream o(p);
+  for (int i = 0; i < 300; i++) {
+    std::string name = label(i);
+    o << i << ',' << name << '\n';
+  }
+  o.close();
+  std::ifstream in(p);
+  std::string line;
+  long s = 0;
+  while (std::getline(in, line)) s += line.size(); // read loop
+  return 0;
+}`), 300},
 		{"Fortran records", f90("rec", `program p
   integer :: u, i, ios, x, s
   open(newunit=u, file='x.txt', status='replace')
