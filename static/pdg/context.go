@@ -154,8 +154,16 @@ func wantsShape(p *ir.Var) bool {
 }
 
 // argShape returns the extents of an array argument: a whole array named
-// by itself or as a(:), a(:, :).
+// by itself or as a(:), a(:, :), or the container a call of a program
+// function returns (write_csv(path, generate(rng))).
 func (w *walker) argShape(x ir.Expr) (shape, bool) {
+	if c, ok := x.(ir.Cast); ok {
+		x = c.X
+	}
+	if c, ok := x.(ir.CallExpr); ok {
+		s, ok := w.returned[c.Callee]
+		return s, ok
+	}
 	if ix, ok := x.(ir.Index); ok {
 		for _, i := range ix.Idx {
 			if u, ok := i.(ir.Unknown); !ok || strings.TrimSpace(u.Text) != ":" {

@@ -217,7 +217,8 @@ int main() {
 
 // A container a function fills and returns by value has, in its caller,
 // the size it had at the return, as a local initialised or assigned with
-// the call; a call whose result size is not known forgets it.
+// the call, or as the parameter the call's result is passed to; a call
+// whose result size is not known forgets it.
 func TestReturnedContainer(t *testing.T) {
 	src := []source{cppSrc(`#include <cstdio>
 #include <vector>
@@ -235,13 +236,15 @@ int main() {
   std::vector<double> b;
   b = load(40);
   scan(b); // second call
+  scan( // third call
+      load(25));
   return 0;
 }`)}
 	g := buildSources(t, Options{}, src...)
 	for _, tc := range []struct {
 		call string
 		trip int64
-	}{{"first call", 300}, {"second call", 40}} {
+	}{{"first call", 300}, {"second call", 40}, {"third call", 25}} {
 		l := loopVia(t, g, src, []string{tc.call}, "scan loop")
 		if l.Trip != tc.trip || l.TripSource != TripParameter {
 			t.Errorf("%s: trip %d (%s), want %d (%s)", tc.call, l.Trip, l.TripSource, tc.trip, TripParameter)
