@@ -42,10 +42,7 @@ end program p
 `}}
 	g := buildSources(t, Options{}, src...)
 	const rec = 4*4 + 31*4 + 31*4
-	for _, c := range []struct {
-		marker string
-		bytes  int64
-	}{
+	checkBytes(t, g, src, []bytesWant{
 		{"whole record", rec},
 		{"one component", 31 * 4},
 		{"component section", 10 * 4},
@@ -53,15 +50,6 @@ end program p
 		{"array of records", 12 * rec},
 		{"nested", 2*rec + 8},
 		{"as text", 35*8 + 31*16}, // 35 integers and 31 reals as text
-	} {
-		file, line := lineOf(t, c.marker, src)
-		n := nodeAt(g.Entry, IONode, file, line)
-		if n == nil {
-			t.Fatalf("no I/O node at %q", c.marker)
-		}
-		if !n.IO.BytesKnown || n.IO.Bytes != c.bytes {
-			t.Errorf("%s: %d bytes (known %v), want %d", c.marker, n.IO.Bytes, n.IO.BytesKnown, c.bytes)
-		}
-	}
+	})
 	checkTrips(t, g, src, []tripWant{{"do i = 1, reclen", rec}})
 }

@@ -338,17 +338,5 @@ int main() {
   return 0;
 }`)}
 	g := buildSources(t, Options{}, srcs...)
-	for _, c := range []struct {
-		marker string
-		bytes  int64
-	}{{"text given", 4}, {"unknown", iosem.IntWidth + 1 + iosem.StrWidth + 1}} {
-		file, line := lineOf(t, c.marker, srcs)
-		n := nodeAt(g.Entry, IONode, file, line)
-		if n == nil {
-			t.Fatalf("no I/O at %q", c.marker)
-		}
-		if !n.IO.BytesKnown || n.IO.Bytes != c.bytes {
-			t.Errorf("%s: %d bytes (known %v), want %d", c.marker, n.IO.Bytes, n.IO.BytesKnown, c.bytes)
-		}
-	}
+	checkBytes(t, g, srcs, []bytesWant{{"text given", 4}, {"unknown", iosem.IntWidth + 1 + iosem.StrWidth + 1}})
 }

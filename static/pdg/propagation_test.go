@@ -99,6 +99,23 @@ func checkTrips(t *testing.T, g *Graph, srcs []source, wants []tripWant) {
 	}
 }
 
+// bytesWant is the data one execution of the I/O on a marked line moves.
+type bytesWant struct {
+	marker string
+	bytes  int64
+}
+
+// checkBytes checks the bytes of I/O nodes of the entry function.
+func checkBytes(t *testing.T, g *Graph, srcs []source, wants []bytesWant) {
+	t.Helper()
+	for _, w := range wants {
+		n := entryNode(t, g, srcs, IONode, w.marker)
+		if !n.IO.BytesKnown || n.IO.Bytes != w.bytes {
+			t.Errorf("%s: %d bytes (known %v), want %d", w.marker, n.IO.Bytes, n.IO.BytesKnown, w.bytes)
+		}
+	}
+}
+
 // entryNode returns the node of kind on the line marked marker in the
 // entry function (callees not entered).
 func entryNode(t *testing.T, g *Graph, srcs []source, kind Kind, marker string) *Node {
