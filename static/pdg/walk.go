@@ -945,7 +945,6 @@ func (w *walker) rangeOdds(cond ir.Expr) float64 {
 	if !ok {
 		return 0
 	}
-	mirror := map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 	for j, side := range [][2]ir.Expr{{c.L, c.R}, {c.R, c.L}} {
 		v, isRef := side[0].(ir.Ref)
 		if !isRef {
@@ -963,8 +962,8 @@ func (w *walker) rangeOdds(cond ir.Expr) float64 {
 			return 0
 		}
 		op := c.Op
-		if j == 1 {
-			op = mirror[op]
+		if j == 1 && op != "==" && op != "!=" {
+			op = mirrored[op]
 		}
 		t := w.trips[i].values
 		return float64(t.count(op, k)) / float64(t.n)
