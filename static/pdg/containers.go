@@ -237,12 +237,11 @@ func (w *walker) elementLoop(x ir.Expr) (loopTrip, bool) {
 			}
 		}
 	}
-	for _, t := range slices.Backward(w.trips) {
-		if t.v != "" && slices.Contains(names, t.v) {
-			return t, true
-		}
+	i := lastIndex(w.trips, func(t loopTrip) bool { return t.v != "" && slices.Contains(names, t.v) })
+	if i < 0 {
+		return loopTrip{}, false
 	}
-	return loopTrip{}, false
+	return w.trips[i], true
 }
 
 // memberSize returns the size of the container held in the member name,

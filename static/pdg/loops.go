@@ -837,3 +837,14 @@ func callsIn(x ir.Expr) bool {
 		return ok
 	})
 }
+
+// lastIndex returns the index of the last element of s satisfying f, or
+// -1.
+func lastIndex[T any](s []T, f func(T) bool) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if f(s[i]) {
+			return i
+		}
+	}
+	return -1
+}

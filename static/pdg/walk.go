@@ -950,7 +950,7 @@ func (w *walker) rangeOdds(cond ir.Expr) float64 {
 		if !isRef {
 			continue
 		}
-		i := slices.IndexFunc(w.trips, func(t loopTrip) bool { return t.v == v.Name })
+		i := lastIndex(w.trips, func(t loopTrip) bool { return t.v == v.Name }) // the innermost
 		if i < 0 {
 			continue
 		}
