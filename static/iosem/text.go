@@ -11,6 +11,7 @@ const (
 	FloatWidth = 16 // a floating-point number: "%f", "%e", list-directed REAL
 	PtrWidth   = 14 // "%p"
 	StrWidth   = 16 // a string whose length is unknown
+	LineWidth  = 80 // a line of text whose length is unknown
 )
 
 // FormatBytes estimates the bytes that a printf or scanf format produces

@@ -1,6 +1,9 @@
 package pdg
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // A condition comparing the variable of a counted loop around with a
 // value the loop does not change holds for the share of the variable's
@@ -49,10 +52,7 @@ end program p
 	} else {
 		t.Fatal("no call of dump")
 	}
-	for _, c := range []struct {
-		marker string
-		odds   float64
-	}{
+	checkOdds(t, src, func(file string) *Node { return roots[file] }, []oddsCase{
 		{"below", 40.0 / 4000},
 		{"mirrored", 40.0 / 4000},
 		{"last", 1.0 / 4000},
@@ -60,13 +60,62 @@ end program p
 		{"stepped", 25.0 / 1000}, // j = 3901, 3905, …, 3997
 		{"first forty", 40.0 / 96},
 		{"never", UnknownOdds}, // left to the other rules
-	} {
+	})
+}
+
+// A character a loop scans equals a character literal once per field,
+// and a newline once per line: in a file the program wrote, its lines
+// over its bytes.
+func TestCharacterOdds(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+int main(void) {
+  FILE *f = fopen("seq.fa", "w");
+  for (int i = 0; i < 500; i++) fprintf(f, ">s%d\nACGTACGTACGTACGTACG\n", i);
+  fclose(f);
+  f = fopen("seq.fa", "r");
+  int c;
+  long h = 0, n = 0;
+  while ((c = getc(f)) != EOF) {
+    if (c == '>') h++; /* marker */
+    if (c != '\n') n++; /* not a newline */
+  }
+  fclose(f);
+  char line[64] = "a,b,c";
+  for (int i = 0; i < 64; i++) {
+    if (line[i] == ',') n++; /* comma */
+    if (line[i] == '\n') h++; /* line end */
+  }
+  if (c == 'x') n++; /* outside a loop */
+  return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{
+		{"marker", 1.0 / 16},
+		{"not a newline", 1 - 1000.0/15500}, // 500 × (">s", 8 digits, "\n", 19 bases, "\n")
+		{"comma", 1.0 / 16},
+		{"line end", 1.0 / 80},
+		{"outside a loop", UnknownOdds},
+	})
+}
+
+// An oddsCase is a branch, found by a marker on its line, and its odds.
+type oddsCase struct {
+	marker string
+	odds   float64
+}
+
+// checkOdds checks the odds of the branches of the cases, found in the
+// graph whose node root gives for the file of each marker.
+func checkOdds(t *testing.T, src []source, root func(file string) *Node, cases []oddsCase) {
+	t.Helper()
+	for _, c := range cases {
 		file, line := lineOf(t, c.marker, src)
-		n := nodeAt(roots[file], BranchNode, file, line)
+		n := nodeAt(root(file), BranchNode, file, line)
 		if n == nil {
 			t.Fatalf("no branch at %q", c.marker)
 		}
-		if n.Odds != c.odds {
+		if math.Abs(n.Odds-c.odds) > 1e-12 {
 			t.Errorf("%s: odds %v, want %v", c.marker, n.Odds, c.odds)
 		}
 	}

@@ -861,6 +861,9 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := w.drawOdds(cond); o > 0 {
 		return o
 	}
+	if o := w.charOdds(cond); o > 0 {
+		return o
+	}
 	return counterOdds(cond, w.env, w.d.f.Body, w.b.steppedFields)
 }
 
@@ -967,6 +970,51 @@ func (w *walker) rangeOdds(cond ir.Expr) float64 {
 		}
 		t := w.trips[i].values
 		return float64(t.count(op, k)) / float64(t.n)
+	}
+	return 0
+}
+
+// charOdds returns the share of the iterations of the innermost loop in
+// which a character it scans (a variable the loop assigns, or an element
+// its variable indexes) equals a character literal ("if (c == '>')",
+// "if (line[i] == ',')"): once per line for '\n' (the records over the
+// bytes of the file the loop reads to its end, or once in
+// iosem.LineWidth), once per field of iosem.StrWidth for another
+// character; the rest for "!=". It returns 0 for other conditions.
+func (w *walker) charOdds(cond ir.Expr) float64 {
+	c, ok := cond.(ir.Binary)
+	if !ok || c.Op != "==" && c.Op != "!=" || len(w.trips) == 0 {
+		return 0
+	}
+	t := w.trips[len(w.trips)-1]
+	scanned := func(x ir.Expr) bool {
+		if _, known := Eval(x, w.env).Int(); known {
+			return false
+		}
+		if t.v != "" && mentions(x, t.v) {
+			return true
+		}
+		name := refName(x)
+		return name != "" && w.assignedIn(t.body)[name]
+	}
+	for _, side := range [][2]ir.Expr{{c.L, c.R}, {c.R, c.L}} {
+		ch, isChar := side[1].(ir.Int)
+		if !isChar || !ch.Char || ch.V == 0 || !scanned(side[0]) {
+			continue
+		}
+		match := 1.0 / iosem.StrWidth
+		if ch.V == '\n' {
+			match = 1.0 / iosem.LineWidth
+			if t.eof != nil {
+				if e, ok := t.eof.contents(); ok && e.records >= 1 {
+					match = min(e.records/e.bytes, 1)
+				}
+			}
+		}
+		if c.Op == "!=" {
+			return 1 - match
+		}
+		return match
 	}
 	return 0
 }

@@ -127,15 +127,16 @@ func (h *Handle) readTrip(request int64, records bool) (int64, bool) {
 // in its condition ("while (fread(&r, sizeof r, 1, f) == 1)", "while
 // (std::getline(in, line))", "while (in >> x)"), or the first statement
 // of a loop without one (Fortran "do; read (u, *, iostat=ios) x; if (ios
-// /= 0) exit"). It returns the file, the bytes one iteration asks for (0
+// /= 0) exit"), or the first of its statements before a test ("for (;;)
+// { ssize_t n = read(fd, buf, N); if (n == 0) break; ...").
+// It returns the file, the bytes one iteration asks for (0
 // when unknown) and whether the read takes one record or line.
 func (w *walker) eofRead(l *ir.Loop) (h *Handle, request int64, records, ok bool) {
-	if l.Cond == nil {
-		if len(l.Body) == 0 {
-			return nil, 0, false, false
-		}
-		s, isIO := l.Body[0].(*ir.FortranIO)
-		if !isIO || s.Op != "read" || s.Specs["iostat"] == nil && s.Specs["end"] == nil {
+	if l.Cond == nil && len(l.Body) == 0 {
+		return nil, 0, false, false
+	}
+	if s, isIO := firstStmt(l).(*ir.FortranIO); isIO {
+		if s.Op != "read" || s.Specs["iostat"] == nil && s.Specs["end"] == nil {
 			return nil, 0, false, false
 		}
 		sem, known := iosem.Statement(s)
@@ -188,7 +189,7 @@ func (w *walker) eofRead(l *ir.Loop) (h *Handle, request int64, records, ok bool
 	}
 	ir.Any(l.Cond, find)
 	for _, st := range l.Body {
-		if ok || !readsInputFirst(l) {
+		if ok || l.Cond != nil && !readsInputFirst(l) {
 			break
 		}
 		switch st := st.(type) {
@@ -196,11 +197,36 @@ func (w *walker) eofRead(l *ir.Loop) (h *Handle, request int64, records, ok bool
 			ir.Any(ir.CallExpr{Callee: st.Callee, Args: st.Args}, find)
 		case *ir.Assign:
 			ir.Any(st.Value, find)
+		case *ir.Decl:
+			if st.Var.Init == nil {
+				continue
+			}
+			ir.Any(st.Var.Init, find)
 		default:
 			return h, request, records, ok
 		}
 	}
 	return h, request, records, ok
+}
+
+// endless returns l without its condition when that always holds
+// ("while (1)", "while (true)"), else l.
+func (w *walker) endless(l *ir.Loop) *ir.Loop {
+	if t, ok := truth(Eval(l.Cond, w.env)); l.Cond == nil || !ok || !t {
+		return l
+	}
+	bare := *l
+	bare.Cond = nil
+	return &bare
+}
+
+// firstStmt returns the first statement of a loop without a condition,
+// or nil.
+func firstStmt(l *ir.Loop) ir.Stmt {
+	if l.Cond != nil || len(l.Body) == 0 {
+		return nil
+	}
+	return l.Body[0]
 }
 
 // newlines returns the newlines one execution of the C or C++ write c
@@ -244,26 +270,121 @@ func (w *walker) newlines(c *ir.Call, s iosem.Semantics) int64 {
 // A loop that may leave before the end (a return, a break, a condition
 // testing more than the read: "while ((c = fgetc(f)) != EOF && c !=
 // '\n')") searches its file rather than reading all of it, as does a
-// loop inside another that reads the same file to its end.
+// loop inside another that reads the same file to its end. Exits under a
+// guard (guardExit) do not count: a file the program wrote reads back
+// whole.
 func (w *walker) eofTrip(l *ir.Loop) (int64, bool) {
+	l = w.endless(l)
 	if c, ok := l.Cond.(ir.Binary); ok && (c.Op == "&&" || c.Op == "||") {
 		return 0, false
 	}
-	exits, returns := loopExits(l.Body)
+	exits, returns := loopExits(l.Body, w.fortran(), w.guardExit(l.Body))
 	if returns || l.Cond != nil && exits > 0 || l.Cond == nil && exits > 1 {
 		return 0, false
 	}
 	h, request, records, ok := w.eofRead(l)
-	if !ok || slices.ContainsFunc(w.trips, func(t loopTrip) bool { return t.eof == h.File() }) {
+	if !ok || w.reads(l.Body, h.File()) > 1 || slices.ContainsFunc(w.trips, func(t loopTrip) bool { return t.eof == h.File() }) {
 		return 0, false
 	}
 	return h.readTrip(request, records)
 }
 
+// reads counts the read calls of blk, nested ones included, on the file
+// f. A loop reading to the end of a file its test reads (hoisted into its
+// body) also reads it elsewhere when the count passes one: a header, then
+// the data it announces, each iteration taking more than its first read.
+func (w *walker) reads(blk ir.Block, f *Handle) int {
+	n := 0
+	visitStmts(blk, func(st ir.Stmt) {
+		c, ok := st.(*ir.Call)
+		if !ok {
+			return
+		}
+		s, known := iosem.Lookup(c.Callee)
+		if !known || s.Op != iosem.Read || s.File.Kind != iosem.HandleArg {
+			return
+		}
+		if h := w.handleOf(arg(c, s.File.Arg), s.Interface); h != nil && h.File() == f {
+			n++
+		}
+	})
+	return n
+}
+
+// guardExit returns the test telling whether an if in a loop with the
+// given body leaves the loop only when a read fails or a table fills: a
+// nested read or parse that returns its failure ("!fgets(...)",
+// "fscanf(...) != 3", "sscanf(...) < 2"), or a counter the loop counts
+// up reaching a bound it does not change ("++n >= maxp"). Reading back
+// what the program wrote, neither happens before the end of the file:
+// the program sizes its tables for its own data.
+func (w *walker) guardExit(body ir.Block) func(ir.Expr) bool {
+	assigned := w.assignedIn(body)
+	var guard func(ir.Expr) bool
+	guard = func(x ir.Expr) bool {
+		switch x := x.(type) {
+		case ir.Unary:
+			return x.Op == "!" && readCall(x.X)
+		case ir.Binary:
+			switch x.Op {
+			case "||":
+				return guard(x.L) && guard(x.R)
+			case "!=", "<", "<=", "==":
+				if readCall(x.L) {
+					return x.Op != "==" || failure(Eval(x.R, w.env))
+				}
+			}
+			mirror := map[string]string{"==": "==", "<=": ">=", "<": ">", ">=": ">=", ">": ">"}
+			return w.countsUp(body, x.L, x.R, x.Op, assigned) || w.countsUp(body, x.R, x.L, mirror[x.Op], assigned)
+		}
+		return false
+	}
+	return guard
+}
+
+// readCall reports whether x is a call reading input (see readsInput) or
+// parsing it (the sscanf family).
+func readCall(x ir.Expr) bool {
+	if c, ok := x.(ir.CallExpr); ok && strings.HasSuffix(c.Callee, "sscanf") {
+		return true
+	}
+	_, ok := x.(ir.CallExpr)
+	return ok && readsInput(x)
+}
+
+// failure reports whether v is what a read returns when it fails: NULL,
+// EOF or 0 items.
+func failure(v Value) bool {
+	n, ok := v.Int()
+	return ok && n <= 0
+}
+
+// countsUp reports whether "x op k" tests a counter that body counts up
+// (x += step) reaching a bound k that body does not change.
+func (w *walker) countsUp(body ir.Block, x, k ir.Expr, op string, assigned map[string]bool) bool {
+	if op != "==" && op != ">=" && op != ">" {
+		return false
+	}
+	name := refName(x)
+	if name == "" || ir.Any(k, func(y ir.Expr) bool { r, ok := y.(ir.Ref); return ok && assigned[r.Name] }) {
+		return false
+	}
+	up := false
+	visitStmts(body, func(st ir.Stmt) {
+		if a, ok := st.(*ir.Assign); ok && a.Op == "+=" && a.Target == name && a.Field == "" {
+			v, known := Eval(a.Value, w.env).Int()
+			up = up || !known || v > 0
+		}
+	})
+	return up
+}
+
 // loopExits counts the statements of a loop body that leave the loop
-// (break, Fortran EXIT, goto), outside nested loops and C switches, and
-// reports whether it returns.
-func loopExits(body ir.Block) (exits int, returns bool) {
+// (break, Fortran EXIT, goto), outside nested loops and C switches and
+// outside ifs whose condition satisfies guarded, and reports whether it
+// returns outside them. C's exit() ends the program on an error path: it
+// is not one of them.
+func loopExits(body ir.Block, fortran bool, guarded func(ir.Expr) bool) (exits int, returns bool) {
 	var visit func(ir.Block, bool)
 	visit = func(blk ir.Block, inSwitch bool) {
 		for _, s := range blk {
@@ -271,11 +392,13 @@ func loopExits(body ir.Block) (exits int, returns bool) {
 			case *ir.Return:
 				returns = true
 			case *ir.Jump:
-				if s.Kind == "exit" || s.Kind == "goto" || s.Kind == "break" && !inSwitch {
+				if s.Kind == "exit" && fortran || s.Kind == "goto" || s.Kind == "break" && !inSwitch {
 					exits++
 				}
 			case *ir.If:
-				visit(s.Then, inSwitch)
+				if !guarded(s.Cond) {
+					visit(s.Then, inSwitch)
+				}
 				visit(s.Else, inSwitch)
 			case *ir.Switch:
 				for _, c := range s.Cases {
@@ -362,7 +485,7 @@ func (w *walker) eofFile(l *ir.Loop, n *Node) *Handle {
 	if n.TripSource != TripWritten {
 		return nil
 	}
-	if h, _, _, ok := w.eofRead(l); ok {
+	if h, _, _, ok := w.eofRead(w.endless(l)); ok {
 		return h.File()
 	}
 	return nil

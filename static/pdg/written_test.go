@@ -124,6 +124,61 @@ int main(void) {
   fclose(f);
   return 0;
 }`), 700},
+		{"lines with an error exit", cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  FILE *f = fopen("t.csv", "w");
+  for (int i = 0; i < 700; i++) fprintf(f, "%d,%d\n", i, i * i);
+  fclose(f);
+  char line[128];
+  int a, b;
+  long s = 0;
+  f = fopen("t.csv", "r");
+  while (fgets(line, sizeof line, f)) { // read loop
+    if (sscanf(line, "%d,%d", &a, &b) != 2) {
+      fprintf(stderr, "bad line\n");
+      exit(1);
+    }
+    s += a;
+  }
+  fclose(f);
+  return 0;
+}`), 700},
+		{"lines with guards", cSrc(`#include <stdio.h>
+int main(void) {
+  FILE *f = fopen("t.csv", "w");
+  for (int i = 0; i < 700; i++) fprintf(f, "%d,%d\n", i, i * i);
+  fclose(f);
+  char line[128];
+  int a, b, n = 0, rows[1000];
+  f = fopen("t.csv", "r");
+  while (fgets(line, sizeof line, f)) { // read loop
+    if (sscanf(line, "%d,%d", &a, &b) < 2) break;
+    if (n >= 1000) break;
+    rows[n++] = a + b;
+  }
+  fclose(f);
+  return 0;
+}`), 700},
+		{"POSIX blocks in an endless loop", cSrc(`#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+static char buf[4096];
+int main(void) {
+  int fd = open("data.bin", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  for (int i = 0; i < 40; i++) write(fd, buf, 4096);
+  close(fd);
+  fd = open("data.bin", O_RDONLY);
+  long s = 0;
+  while (1) { // read loop
+    ssize_t n = read(fd, buf, 1024);
+    if (n < 0) exit(1);
+    if (n == 0) break;
+    s += n;
+  }
+  close(fd);
+  return 0;
+}`), 160},
 		{"rewritten per step", cSrc(`#include <stdio.h>
 int main(void) {
   double x[10] = {0};
@@ -324,6 +379,36 @@ int main(void) {
 		if l.TripSource != TripDefault {
 			t.Errorf("%s runs %d times (%s), want the default", m, l.Trip, l.TripSource)
 		}
+	}
+}
+
+// TestHeaderAndDataLoops checks that a loop reading a file the program
+// wrote, a header and then the data it announces per iteration, keeps the
+// default count: its first read alone does not tell how much one
+// iteration takes.
+func TestHeaderAndDataLoops(t *testing.T) {
+	srcs := []source{cSrc(`#include <stdio.h>
+static char buf[1 << 16];
+int main(void) {
+  FILE *f = fopen("rec.bin", "wb");
+  for (int i = 0; i < 300; i++) {
+    int len = 100 + i;
+    fwrite(&len, sizeof len, 1, f);
+    fwrite(buf, 1, len, f);
+  }
+  fclose(f);
+  f = fopen("rec.bin", "rb");
+  for (;;) { // record loop
+    int len;
+    if (fread(&len, sizeof len, 1, f) != 1) break;
+    fread(buf, 1, len, f);
+  }
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, srcs...)
+	if l := entryLoop(t, g, srcs, "record loop"); l.TripSource != TripDefault {
+		t.Errorf("record loop runs %d times (%s), want the default", l.Trip, l.TripSource)
 	}
 }
 
