@@ -34,6 +34,7 @@ func (w *walker) addIO(parent *Node, n *Node) {
 	if io.Sem.Op == iosem.Read {
 		if e, ok := f.contents(); ok {
 			io.Extent = e.bytes
+			w.eofShare(io, e)
 		}
 	}
 	if io.Sem.Op == iosem.Open && f.Interface != iosem.Fortran && f.Mode&iosem.ModeCreate != 0 && f.Mode&iosem.ModeAppend == 0 {
@@ -47,6 +48,20 @@ func (w *walker) addIO(parent *Node, n *Node) {
 		}
 	case io.Sem.Op == iosem.Write && io.BytesKnown:
 		w.wrote(f, extent{float64(io.Bytes), float64(io.Records)})
+	}
+}
+
+// eofShare gives a read of unknown size that the innermost loop repeats
+// to the end of the file it reads, holding e, its share of the file: a
+// line of the lines the program wrote ("while (getline(&line, &cap, f) >
+// 0)").
+func (w *walker) eofShare(io *IO, e extent) {
+	if io.BytesKnown || len(w.trips) == 0 {
+		return
+	}
+	if t := w.trips[len(w.trips)-1]; t.eof == io.File.File() && t.n > 0 {
+		io.Bytes = int64(e.bytes / float64(t.n))
+		io.BytesKnown = io.Bytes > 0
 	}
 }
 

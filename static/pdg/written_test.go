@@ -553,3 +553,31 @@ int main(void) {
   return 0;
 }`)
 }
+
+// TestReadShareOfWrittenFile checks that a read of unknown size repeated
+// to the end of a file the program wrote takes its share of the file.
+func TestReadShareOfWrittenFile(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  FILE *f = fopen("t.csv", "w");
+  for (int i = 0; i < 700; i++) fprintf(f, "%d,%d\n", i, i * i);
+  fclose(f);
+  char *line = NULL;
+  size_t cap = 0;
+  long s = 0;
+  f = fopen("t.csv", "r");
+  while (getline(&line, &cap, f) > 0) s += atol(line); /* line read */
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	file, line := lineOf(t, "line read", src)
+	n := nodeAt(g.Entry, IONode, file, line)
+	if n == nil || n.IO == nil {
+		t.Fatal("no getline")
+	}
+	if !n.IO.BytesKnown || n.IO.Bytes != 18 { // "%d,%d\n": two 8-digit integers and 2 characters
+		t.Errorf("getline reads %d bytes (known %v), want 18", n.IO.Bytes, n.IO.BytesKnown)
+	}
+}
