@@ -75,6 +75,9 @@ const (
 	// unknown index (sizes[r % 6]).
 	TripBound   TripSource = "bound"
 	TripDefault TripSource = "default" // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
+	// TripOdds is a loop without a condition that leaves on one test
+	// whose odds p the analysis knows: 1/p times.
+	TripOdds TripSource = "odds"
 	// TripTransfer is a loop that repeats a read or write until the
 	// request is complete: once, as the call moves all it is asked for.
 	TripTransfer TripSource = "transfer"

@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"math"
 	"slices"
 
 	"github.com/iolens/iolens/static/iosem"
@@ -42,7 +43,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	w.markSeeks(l.Body)
-	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault, body: l.Body,
+	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault || n.TripSource == TripOdds, body: l.Body,
 		v: l.Var, step: l.Step, values: w.loopValues(l, n), eof: eof})
 	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)
@@ -295,6 +296,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		if n, ok := w.eofTrip(l); ok {
 			return n, TripWritten
 		}
+		if n, ok := w.exitTrip(l); ok {
+			return n, TripOdds
+		}
 		if l.Kind == ir.For {
 			def = int64(w.b.opts.DefaultWhileTrip) // for (;;)
 		}
@@ -331,6 +335,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 	}
 	if n, ok := w.eofTrip(l); ok {
 		return n, TripWritten
+	}
+	if n, ok := w.exitTrip(l); ok {
+		return n, TripOdds
 	}
 	if w.readsStringStream(l.Cond) {
 		return def, defSrc // the fields of a line, not the records of a file
@@ -432,6 +439,54 @@ func refName(x ir.Expr) string {
 func isLiteralZero(x ir.Expr) bool {
 	i, ok := x.(ir.Int)
 	return ok && i.V == 0
+}
+
+// exitTrip returns the trip count of a loop without a condition (or with
+// one that always holds) that leaves on one test of known odds p (see
+// branchOdds) and nowhere else: 1/p, the mean number of tries until the
+// first success. "for (;;) { read_page(...); if (b.count < SLOTS) {
+// insert; return; } split(); }" runs about once.
+func (w *walker) exitTrip(l *ir.Loop) (int64, bool) {
+	l = w.endless(l)
+	if l.Cond != nil {
+		return 0, false
+	}
+	var exit *ir.If
+	side := 0
+	for _, st := range l.Body {
+		s, ok := st.(*ir.If)
+		if !ok {
+			continue
+		}
+		if i, leaves := w.leavesLoop([]ir.Block{s.Then, s.Else}); leaves {
+			if exit != nil {
+				return 0, false
+			}
+			exit, side = s, i
+		}
+	}
+	if exit == nil {
+		return 0, false
+	}
+	if exits, returns := loopExits(l.Body, w.fortran(), func(x ir.Expr) bool { return false }); exits+btoi(returns) != 1 {
+		return 0, false
+	}
+	p := w.branchOdds(exit.Cond)
+	if side == 1 {
+		p = 1 - p
+	}
+	if p <= 0 || p >= 1 {
+		return 0, false
+	}
+	return max(int64(math.Round(1/p)), 1), true
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // readsInputFirst reports whether the statements hoisted from l's

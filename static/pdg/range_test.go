@@ -120,3 +120,53 @@ func checkOdds(t *testing.T, src []source, root func(file string) *Node, cases [
 		}
 	}
 }
+
+// A buffer with room left ("n < CAP", the negation of a counter reaching
+// its bound) has it all the other times, and a loop without a condition
+// that leaves on such a test runs about once: 1/odds times.
+func TestRoomLeftOdds(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define CAP 64
+static int buf[CAP], n;
+static void put(FILE *f, int v) {
+  if (n < CAP) { /* has space */
+    buf[n++] = v;
+    return;
+  }
+  fwrite(buf, sizeof buf, 1, f);
+  n = 0;
+}
+static void insert(FILE *f, int v) {
+  for (;;) { /* retry */
+    if (CAP > n) { /* mirrored room */
+      buf[n++] = v;
+      return;
+    }
+    fwrite(buf, sizeof buf, 1, f);
+    n = 0;
+  }
+}
+int main(void) {
+  FILE *f = fopen("out.bin", "wb");
+  for (int i = 0; i < 1000; i++) put(f, i);
+  insert(f, 1);
+  fclose(f);
+  return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	funcs := map[string]*Node{}
+	for _, fn := range g.Funcs {
+		funcs[fn.Name] = fn
+	}
+	checkOdds(t, src, func(string) *Node { return funcs["put"] }, []oddsCase{{"has space", 1 - 1.0/64}})
+	file, line := lineOf(t, "retry", src)
+	l := nodeAt(funcs["insert"], LoopNode, file, line)
+	if l == nil {
+		t.Fatal("no retry loop")
+	}
+	if l.Trip != 1 || l.TripSource != TripOdds {
+		t.Errorf("retry loop runs %d times (%s), want 1 (%s)", l.Trip, l.TripSource, TripOdds)
+	}
+	checkOdds(t, src, func(string) *Node { return l }, []oddsCase{{"mirrored room", 1 - 1.0/64}})
+}

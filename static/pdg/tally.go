@@ -26,7 +26,7 @@ type tally struct {
 // not test (such a loop ends when the counter reaches its bound). A loop of
 // default trip count tallies nothing: the count would be a guess.
 func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map[string]*tally {
-	if n.TripSource == TripDefault || n.TripSource == TripTransfer {
+	if n.TripSource == TripDefault || n.TripSource == TripOdds || n.TripSource == TripTransfer {
 		return nil
 	}
 	var out map[string]*tally

@@ -1057,8 +1057,9 @@ func (w *walker) leaveOdds(i int) float64 {
 // function whose body is given counts x up ("x++", "++o->len", "x += n",
 // "o->len += n"), or x is a member of the stepped ones, counted up in
 // other functions: a buffer flushed when full or refilled when consumed,
-// a batch committed every K records, a last iteration. It returns 0
-// otherwise (see counterReaching).
+// a batch committed every K records, a last iteration. The negations
+// ("x < K", "x != K", "K > x": room left in the buffer) hold all the
+// other times. It returns 0 otherwise (see counterReaching).
 func counterOdds(cond ir.Expr, env *Env, body ir.Block, stepped map[string]bool) float64 {
 	c, ok := cond.(ir.Binary)
 	if !ok {
@@ -1072,7 +1073,19 @@ func counterOdds(cond ir.Expr, env *Env, body ir.Block, stepped map[string]bool)
 	if odds := counterReaching(c.L, c.R, c.Op, env, body, stepped); odds > 0 {
 		return odds
 	}
-	return counterReaching(c.R, c.L, mirror[c.Op], env, body, stepped)
+	if odds := counterReaching(c.R, c.L, mirror[c.Op], env, body, stepped); odds > 0 {
+		return odds
+	}
+	// "x < K", "x != K", "K > x": the counter has not reached its bound,
+	// all the other times.
+	negation := map[string]string{"<": ">=", "<=": ">", "!=": "=="}
+	if odds := counterReaching(c.L, c.R, negation[c.Op], env, body, stepped); odds > 0 {
+		return 1 - odds
+	}
+	if odds := counterReaching(c.R, c.L, negation[mirrored[c.Op]], env, body, stepped); odds > 0 {
+		return 1 - odds
+	}
+	return 0
 }
 
 // unknownBoundOdds is the share of executions in which a counter reaches
