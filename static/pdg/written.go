@@ -349,8 +349,7 @@ func (w *walker) guardExit(body ir.Block) func(ir.Expr) bool {
 					return x.Op != "==" || failure(Eval(x.R, w.env))
 				}
 			}
-			mirror := map[string]string{"==": "==", "<=": ">=", "<": ">", ">=": ">=", ">": ">"}
-			return w.countsUp(body, x.L, x.R, x.Op, assigned) || w.countsUp(body, x.R, x.L, mirror[x.Op], assigned)
+			return w.countsUp(body, x.L, x.R, x.Op, assigned) || w.countsUp(body, x.R, x.L, flip(x.Op), assigned)
 		}
 		return false
 	}
