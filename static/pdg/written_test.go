@@ -572,12 +572,5 @@ int main(void) {
   return 0;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	file, line := lineOf(t, "line read", src)
-	n := nodeAt(g.Entry, IONode, file, line)
-	if n == nil || n.IO == nil {
-		t.Fatal("no getline")
-	}
-	if !n.IO.BytesKnown || n.IO.Bytes != 18 { // "%d,%d\n": two 8-digit integers and 2 characters
-		t.Errorf("getline reads %d bytes (known %v), want 18", n.IO.Bytes, n.IO.BytesKnown)
-	}
+	checkBytes(t, g, src, []bytesWant{{"line read", 18}}) // "%d,%d\n": two 8-digit integers and 2 characters
 }
