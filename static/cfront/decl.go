@@ -363,9 +363,15 @@ func (b *builder) localDecl(i int32, out *ir.Block) {
 
 // arrayInit lowers the initialiser of the one-dimensional array v when it
 // is a list of scalars ({4096, 20000, N}), and reports false otherwise.
+// An array declared without its outer dimension gets the length of its
+// initialiser list ("int levels[] = {0, 12, 25}" has 3 elements).
 func (b *builder) arrayInit(v *ir.Var, value int32) (ir.Expr, bool) {
 	t := b.t
-	if len(v.Type.Dims) != 1 || t.kind(value) != kInitializerList {
+	if len(v.Type.Dims) == 0 || t.kind(value) != kInitializerList {
+		return nil, false
+	}
+	b.sizeByInit(v, value)
+	if len(v.Type.Dims) != 1 {
 		return nil, false
 	}
 	var elems []ir.Expr
@@ -379,6 +385,29 @@ func (b *builder) arrayInit(v *ir.Var, value int32) (ir.Expr, bool) {
 		}
 	}
 	return ir.List{Elems: elems}, len(elems) > 0
+}
+
+// sizeByInit gives the array v declared without its outer dimension the
+// number of elements of its initialiser list; a list with designators
+// ([4] = x) leaves it unknown.
+func (b *builder) sizeByInit(v *ir.Var, value int32) {
+	t := b.t
+	if v.Type.Dims[0] != nil {
+		return
+	}
+	var n int64
+	for c := t.first(value); c != none; c = t.next(c) {
+		switch {
+		case !t.named(c):
+		case t.kind(c) == kInitializerPair:
+			return
+		default:
+			n++
+		}
+	}
+	if n > 0 {
+		v.Type.Dims[0] = ir.Int{V: n}
+	}
 }
 
 // initVar lowers the initialiser value of local variable v; the

@@ -60,7 +60,7 @@ func runtimeCost(io *pdg.IO) Params {
 		p.Creates = 1
 	}
 	if op == iosem.Sync {
-		p.Syncs, p.Kernel = 1, 1
+		p.Syncs, p.Kernel, p.WriteBack = 1, 1, io.WriteBack
 		return p
 	}
 	if op == iosem.Flush {

@@ -36,6 +36,7 @@ type Params struct {
 	RuntimeOps  float64 `json:"runtime_ops"`      // operations of I/O runtimes inside timed statements (Fortran, C++ streams)
 	Syncs       float64 `json:"syncs"`            // requests forcing data to storage (fsync, MPI_File_sync...)
 	Written     float64 `json:"bytes_written"`    // bytes written (among P3)
+	WriteBack   float64 `json:"write_back"`       // bytes the syncs write back to storage, where the program's writes tell
 	Creates     float64 `json:"creates"`          // opens that create or truncate a file (among the metadata calls)
 	Parallel    float64 `json:"parallel_calls"`   // MPI-IO, HDF5, PnetCDF and NetCDF calls
 	Collective  float64 `json:"collective_calls"` // collective calls among them
@@ -69,6 +70,7 @@ func (p *Params) Add(c Params) {
 	p.RuntimeOps += c.RuntimeOps
 	p.Syncs += c.Syncs
 	p.Written += c.Written
+	p.WriteBack += c.WriteBack
 	p.Creates += c.Creates
 	p.Parallel += c.Parallel
 	p.Collective += c.Collective
@@ -95,6 +97,7 @@ func (p *Params) Scale(n float64) {
 	p.RuntimeOps *= n
 	p.Syncs *= n
 	p.Written *= n
+	p.WriteBack *= n
 	p.Creates *= n
 	p.Parallel *= n
 	p.Collective *= n

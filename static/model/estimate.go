@@ -107,19 +107,21 @@ func EstimateTimes(p features.Params, sys sysprof.System) Times {
 	return t
 }
 
-// writeBack is the time the syncs of a block spend writing the data it
-// wrote back to the device: a sync writes back what its file holds in the
-// page cache, at most the largest file's extent per sync (all the bytes
-// written when the extent is unknown).
+// writeBack is the time the syncs of a block spend writing data back to
+// the device: the bytes the analysis traced to them (WriteBack: what the
+// program wrote into their files since the sync before, wherever it was
+// written), or, when more, the bytes the block wrote, at most the
+// largest file's extent per sync (all of them when the extent is
+// unknown).
 func writeBack(p features.Params, sys sysprof.System) float64 {
 	syncs, written := nonneg(p.Syncs), nonneg(p.Written)
-	if syncs == 0 || written == 0 || sys.WriteBandwidth <= 0 {
+	if syncs == 0 || sys.WriteBandwidth <= 0 {
 		return 0
 	}
 	if size := nonneg(p.FileSize); size > 0 {
 		written = min(written, syncs*size)
 	}
-	return written / sys.WriteBandwidth
+	return max(written, nonneg(p.WriteBack)) / sys.WriteBandwidth
 }
 
 // ranksPerTarget is P14: from the block when the feature extraction set

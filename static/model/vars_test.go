@@ -101,6 +101,12 @@ func TestEstimateTimes(t *testing.T) {
 	if got := EstimateTimes(p, sys).Sync; !near(got, 2*1e-3+2e6/500e6, 1e-14) {
 		t.Errorf("two syncs: sync %v", got)
 	}
+	// A flush at the end of a run, of 12 MB written by other functions:
+	// the bytes traced to the sync are written back.
+	p = features.Params{Syncs: 1, WriteBack: 12e6}
+	if got := EstimateTimes(p, sys).Sync; !near(got, 1e-3+12e6/500e6, 1e-14) {
+		t.Errorf("final flush: sync %v", got)
+	}
 	if s := (Times{}).IOShare(); s != 0 {
 		t.Errorf("empty share %v", s)
 	}

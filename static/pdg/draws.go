@@ -59,14 +59,7 @@ var mirrored = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 // variable is the draw that defines it, when the function gives it one
 // definition.
 func (w *walker) draw(x ir.Expr) (m float64, uniform bool) {
-	for {
-		c, ok := x.(ir.Cast)
-		if !ok {
-			break
-		}
-		x = c.X
-	}
-	switch x := x.(type) {
+	switch x := uncast(x).(type) {
 	case ir.Ref:
 		if def, ok := w.definition(x.Name); ok {
 			return w.draw(def)

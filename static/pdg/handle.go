@@ -68,10 +68,12 @@ type Handle struct {
 	// openedIn is the function instance whose walk opened the file, and
 	// openScale the number of scale factors around the open (see
 	// walker.wrote); base is what the file held when opened, and written
-	// what the program wrote into it since.
+	// what the program wrote into it since; synced is the bytes of
+	// written at the last sync.
 	openedIn      *Node
 	openScale     int
 	base, written extent
+	synced        float64
 	// atEnd is set by a seek to the end of the file, and reset by other
 	// seeks: ftell then returns the file's size.
 	atEnd bool
@@ -157,6 +159,11 @@ type IO struct {
 	// the program reads it again, no more than that passes through the
 	// page cache.
 	Extent float64
+	// WriteBack is, for a sync (fsync, MPI_File_sync, H5Fflush), the
+	// bytes it writes back to storage each time it runs: what the
+	// program wrote into the file since the sync before (see
+	// walker.writeBack), or 0 when unknown.
+	WriteBack float64
 	// Items is the number of data items one execution transfers (array
 	// elements, format conversions), or 0 when unknown.
 	Items int64

@@ -38,8 +38,12 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	if n.TripSource != TripTransfer {
 		// A transfer loop's body runs once, with the values from before
 		// the loop: the whole request (n - done, with done 0).
+		carried := w.carriedRemainders(l.Body, eof)
 		for name := range assigned {
 			w.env.Kill(name)
+		}
+		for name, v := range carried {
+			w.env.Set(name, v)
 		}
 	}
 	w.markSeeks(l.Body)

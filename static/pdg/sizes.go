@@ -153,7 +153,14 @@ func (e *Env) exprSize(x ir.Expr) (int64, bool) {
 	case ir.Unary:
 		if x.Op == "*" {
 			if r, ok := x.X.(ir.Ref); ok {
-				if v := e.Var(r.Name); v != nil && v.Type.Pointer > 0 {
+				v := e.Var(r.Name)
+				switch {
+				case v == nil:
+				case len(v.Type.Dims) > 0: // *a is a[0]
+					t := v.Type
+					t.Dims = t.Dims[1:]
+					return e.typeSize(t)
+				case v.Type.Pointer > 0:
 					t := v.Type
 					t.Pointer--
 					return e.typeSize(t)

@@ -512,7 +512,8 @@ func memberOrName(x ir.Expr) string {
 	return ""
 }
 
-// observeField records the number a store into a member puts there, for
+// observeField records the number or handle a store into a member puts
+// there, for
 // the members analyseFields cannot give one value but that are only ever
 // stored into with "=": later reads of the member in the walk (a size set
 // by an init function called with a constant, lat->n = n) see it, until
@@ -526,7 +527,7 @@ func (w *walker) observeField(s *ir.Assign) {
 	}
 	var v Value
 	if s.Op == "=" {
-		if x := Eval(s.Value, w.env); x.Kind == Int || x.Kind == Float {
+		if x := Eval(s.Value, w.env); x.Kind == Int || x.Kind == Float || x.Kind == HandleVal {
 			v = x
 		}
 	}

@@ -27,7 +27,14 @@ type writeLog map[*Handle]extent
 func (w *walker) addIO(parent *Node, n *Node) {
 	parent.Children = append(parent.Children, n)
 	io := n.IO
-	if io == nil || io.File == nil || io.File.Kind == DatasetHandle || io.File.Kind == StdHandle {
+	if io == nil || io.File == nil || io.File.Kind == StdHandle {
+		return
+	}
+	if io.File.Kind == DatasetHandle {
+		// What a dataset write stores is in its file when it is flushed.
+		if io.Sem.Op == iosem.Write && io.BytesKnown {
+			w.wrote(io.File, extent{bytes: float64(io.Bytes)})
+		}
 		return
 	}
 	f := io.File
@@ -48,6 +55,27 @@ func (w *walker) addIO(parent *Node, n *Node) {
 		}
 	case io.Sem.Op == iosem.Write && io.BytesKnown:
 		w.wrote(f, extent{float64(io.Bytes), float64(io.Records)})
+	case io.Sem.Op == iosem.Sync:
+		w.writeBack(io)
+	}
+}
+
+// writeBack gives a sync of a file the bytes it writes back to storage
+// each time it runs: what the program wrote into the file since the sync
+// before, over the executions of the sync in that time (the factors
+// between the file's open and the sync, or all of them when another
+// function opened it). An fsync after each step's writes writes back a
+// step; an H5Fflush at the end of a run, every dataset write before it.
+func (w *walker) writeBack(io *IO) {
+	f := io.File.File()
+	dirty := f.written.bytes - f.synced
+	f.synced = f.written.bytes
+	from := 0
+	if f.openedIn == w.fn {
+		from = f.openScale
+	}
+	if n := w.factor(from); dirty > 0 && n > 0 {
+		io.WriteBack = dirty / n
 	}
 }
 
@@ -490,6 +518,104 @@ func (w *walker) inquireSize(s *ir.FortranIO) {
 	}
 	if e.bytes > 0 {
 		w.env.Set(baseName(v), IntValue(int64(e.bytes), Bound))
+	}
+}
+
+// carriedRemainders returns, for a loop reading a file to its end (eof
+// not nil), the variables carrying the part of a record left over from
+// one read to the next, with their values before the loop: set in the
+// body to the remainder of a division into records ("carry = have -
+// nrec * sizeof rec" after "nrec = have / sizeof rec", "have % sizeof
+// rec", or a variable holding one), and otherwise only added to ("have
+// += got"). Less than a record, they stay what they start as (0) for the
+// reads' requests and the records decoded: "read(fd, buf + carry, CHUNK
+// - carry)" takes a chunk, and "(carry + got) / sizeof rec" records are
+// decoded from it.
+func (w *walker) carriedRemainders(body ir.Block, eof *Handle) map[string]Value {
+	if eof == nil {
+		return nil
+	}
+	type def struct {
+		op    string
+		value ir.Expr
+	}
+	defs := map[string][]def{}
+	var order []string
+	add := func(name, op string, x ir.Expr) {
+		if defs[name] == nil {
+			order = append(order, name)
+		}
+		defs[name] = append(defs[name], def{op, uncast(x)})
+	}
+	visitStmts(body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Assign:
+			if s.Partial {
+				add(s.Target, "partial", nil)
+			} else {
+				add(s.Target, s.Op, s.Value)
+			}
+		case *ir.Decl:
+			if s.Var.Init != nil {
+				add(s.Var.Name, "=", s.Var.Init)
+			}
+		}
+	})
+	is := func(name, op string) bool {
+		return len(defs[name]) > 0 && !slices.ContainsFunc(defs[name], func(d def) bool {
+			b, ok := d.value.(ir.Binary)
+			return d.op != "=" || !ok || b.Op != op
+		})
+	}
+	remainders := map[string]bool{}
+	remainder := func(x ir.Expr) bool {
+		switch x := x.(type) {
+		case ir.Ref:
+			return remainders[x.Name]
+		case ir.Binary:
+			p, ok := uncast(x.R).(ir.Binary)
+			return x.Op == "%" || x.Op == "-" && ok && p.Op == "*" && ir.Any(p, func(y ir.Expr) bool {
+				r, ok := y.(ir.Ref)
+				return ok && is(r.Name, "/")
+			})
+		}
+		return false
+	}
+	carried := func(name string) bool {
+		some := false
+		for _, d := range defs[name] {
+			switch {
+			case d.op == "=" && remainder(d.value):
+				some = true
+			case d.op != "+=":
+				return false
+			}
+		}
+		return some
+	}
+	out := map[string]Value{}
+	for range 2 { // a variable set to a remainder held in another
+		for _, name := range order {
+			if !carried(name) {
+				continue
+			}
+			remainders[name] = true
+			if v := Eval(ir.Ref{Name: name}, w.env); v.Kind == Int {
+				out[name] = v.with(Bound)
+			}
+		}
+	}
+	return out
+}
+
+// uncast returns x without the casts around it.
+func uncast(x ir.Expr) ir.Expr {
+	for {
+		c, ok := x.(ir.Cast)
+		if !ok {
+			return x
+		}
+		x = c.X
 	}
 }
 

@@ -574,3 +574,66 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkBytes(t, g, src, []bytesWant{{"line read", 18}}) // "%d,%d\n": two 8-digit integers and 2 characters
 }
+
+// TestCarriedRemainder checks the records decoded per chunk by loops that
+// read a file the program wrote in chunks, carrying the part of a record
+// a chunk cuts to the next read.
+func TestCarriedRemainder(t *testing.T) {
+	const write = `#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+typedef struct { int id; float v; double t; } rec_t;
+static void write_recs(const char *path) {
+  rec_t r = {0};
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  for (int i = 0; i < 100000; i++) write(fd, &r, sizeof r);
+  close(fd);
+}
+`
+	cases := []struct {
+		name, src string
+	}{
+		{"a remainder of the records decoded", write + `int main(void) {
+  write_recs("r.bin");
+  int fd = open("r.bin", O_RDONLY);
+  char *buf = malloc(8000);
+  size_t carry = 0, n = 0;
+  ssize_t got;
+  while ((got = read(fd, buf + carry, 8000 - carry)) > 0) {
+    size_t avail = carry + (size_t)got;
+    size_t whole = avail / sizeof(rec_t);
+    for (size_t i = 0; i < whole; i++) n += buf[i * sizeof(rec_t)]; /* decode */
+    carry = avail - whole * sizeof(rec_t);
+    memmove(buf, buf + whole * sizeof(rec_t), carry);
+  }
+  close(fd);
+  return (int)n;
+}`},
+		{"a fill level added to and reset", write + `int main(void) {
+  write_recs("r.bin");
+  int fd = open("r.bin", O_RDONLY);
+  unsigned char buf[8000];
+  size_t have = 0, n = 0;
+  for (;;) {
+    ssize_t r = read(fd, buf + have, sizeof buf - have);
+    if (r == 0) break;
+    have += (size_t)r;
+    size_t nrec = have / sizeof(rec_t);
+    for (size_t k = 0; k < nrec; k++) n += buf[k * sizeof(rec_t)]; /* decode */
+    size_t rem = have % sizeof(rec_t);
+    memmove(buf, buf + nrec * sizeof(rec_t), rem);
+    have = rem;
+  }
+  close(fd);
+  return (int)n;
+}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := []source{cSrc(tc.src)}
+			g := buildSources(t, Options{}, src...)
+			checkTrips(t, g, src, []tripWant{{"decode", 8000 / 16}})
+		})
+	}
+}
