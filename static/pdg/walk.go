@@ -838,11 +838,11 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 		return r
 	}
 	if c, ok := cond.(ir.Binary); ok && c.Op == "||" {
-		// full || tick % K == 0: either, at most the sum of both.
-		if l, r := w.branchOdds(c.L), w.branchOdds(c.R); l > 0 && r > 0 {
-			return min(l+r, 1)
-		}
-		return 0
+		// full || tick % K == 0: either, at most the sum of both. A
+		// side the analysis cannot weigh is left out, as an unweighed
+		// side of && is: "t < f.t0 || urand(s) > 0.45" holds when the
+		// draw does.
+		return min(w.branchOdds(c.L)+w.branchOdds(c.R), 1)
 	}
 	if o := divisibilityOdds(cond, w.env); o > 0 {
 		return o
