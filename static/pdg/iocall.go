@@ -71,7 +71,8 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 
 	if s.Op.IsData() {
 		io.Bytes, io.Items, io.BytesKnown = w.transferBytes(c, s, h)
-		if z := s.Size; !io.BytesKnown && s.Op == iosem.Read && (z.Kind == iosem.Bytes || z.Kind == iosem.Elements) {
+		line := s.Interface == iosem.Stream && s.Size.Kind == iosem.Bytes && !s.Binary() // getline
+		if z := s.Size; !io.BytesKnown && !line && s.Op == iosem.Read && (z.Kind == iosem.Bytes || z.Kind == iosem.Elements) {
 			io.Bytes, io.BytesKnown = w.restOfFile(h)
 			if io.BytesKnown && z.Elem > 0 {
 				io.Items = io.Bytes / z.Elem
@@ -84,6 +85,10 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 			}
 		case iosem.Items:
 			io.Conversions = w.streamConversions(c.Args)
+		case iosem.Bytes:
+			if line {
+				io.Conversions = "s" // characters copied, none converted
+			}
 		}
 		if s.Op == iosem.Write {
 			io.Records = w.newlines(c, s)

@@ -637,3 +637,37 @@ static void write_recs(const char *path) {
 		})
 	}
 }
+
+// TestLineReads checks std::getline: a header line read once is a line of
+// unknown size, not the rest of the file, and the lines a loop reads to
+// the end of a file the program wrote share its bytes; a line is copied,
+// not converted.
+func TestLineReads(t *testing.T) {
+	src := []source{cppSrc(`#include <fstream>
+#include <string>
+int main() {
+  {
+    std::ofstream out("feed.csv");
+    out << "t,value\n";
+    for (int i = 0; i < 500; i++) out << i << ',' << i * 2 << '\n';
+  }
+  std::ifstream in("feed.csv");
+  std::string line;
+  std::getline(in, line); // header
+  long s = 0;
+  while (std::getline(in, line)) s += line.size(); // each line
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	header := entryNode(t, g, src, IONode, "header")
+	if header.IO.BytesKnown || header.IO.Conversions != "s" {
+		t.Errorf("header: %d bytes (known %v), conversions %q; want unknown, \"s\"", header.IO.Bytes, header.IO.BytesKnown, header.IO.Conversions)
+	}
+	// The file's 8 + 500 × 26 bytes over its 501 lines; a line written
+	// is an int (8 characters), a character, an expression of unknown
+	// type (16) and a newline.
+	line := entryNode(t, g, src, IONode, "each line")
+	if !line.IO.BytesKnown || line.IO.Bytes != 25 || line.IO.Conversions != "s" {
+		t.Errorf("line: %d bytes (known %v), conversions %q; want 25, \"s\"", line.IO.Bytes, line.IO.BytesKnown, line.IO.Conversions)
+	}
+}
