@@ -123,6 +123,7 @@ func collectFieldAssigns(d funcDef, assigns map[string][]fieldAssign) {
 // addressedMember returns the member a call argument lets the callee
 // modify: &x.f in C, x%f in Fortran (arguments pass by reference).
 func addressedMember(a ir.Expr, lang ir.Lang) string {
+	a = uncast(a)
 	if u, ok := a.(ir.Unary); ok && u.Op == "&" {
 		a = u.X
 	} else if lang != ir.Fortran {

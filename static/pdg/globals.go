@@ -194,6 +194,7 @@ func globalAssigns(d funcDef, vars map[string]*ir.Var) map[string][]globalAssign
 // addressed returns the variable a call argument lets the callee modify:
 // &x in C, any variable in Fortran (arguments pass by reference).
 func addressed(a ir.Expr, lang ir.Lang) string {
+	a = uncast(a) // (char *)&n, reinterpret_cast<char *>(&n)
 	if u, ok := a.(ir.Unary); ok && u.Op == "&" {
 		if r, ok := u.X.(ir.Ref); ok {
 			return r.Name

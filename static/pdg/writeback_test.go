@@ -107,3 +107,33 @@ int main(void) {
 		}
 	}
 }
+
+// TestReadIntoCastAddress checks that a read into a variable through a
+// cast of its address ((char *)&n, reinterpret_cast<char *>(&n)) makes
+// the variable unknown: the loop it bounds is not counted from the value
+// the variable held before.
+func TestReadIntoCastAddress(t *testing.T) {
+	for _, src := range []source{cppSrc(`#include <fstream>
+#include <cstdint>
+int main() {
+  std::ifstream in("g.bin", std::ios::binary);
+  uint64_t n = 0;
+  in.read(reinterpret_cast<char *>(&n), sizeof n);
+  long s = 0;
+  for (uint64_t i = 0; i < n; ++i) s += i; // rows
+  return (int)s;
+}`), cSrc(`#include <stdio.h>
+int main(void) {
+  FILE *f = fopen("g.bin", "rb");
+  long n = 0, s = 0;
+  fread((char *)&n, sizeof n, 1, f);
+  for (long i = 0; i < n; ++i) s += i; // rows
+  return (int)s;
+}`)} {
+		srcs := []source{src}
+		g := buildSources(t, Options{}, srcs...)
+		if l := entryLoop(t, g, srcs, "rows"); l.Trip != DefaultTrip || l.TripSource != TripDefault {
+			t.Errorf("%s: trip %d (%s), want %d (default)", src.name, l.Trip, l.TripSource, DefaultTrip)
+		}
+	}
+}
