@@ -513,12 +513,12 @@ func memberOrName(x ir.Expr) string {
 }
 
 // observeField records the number or handle a store into a member puts
-// there, for
-// the members analyseFields cannot give one value but that are only ever
-// stored into with "=": later reads of the member in the walk (a size set
-// by an init function called with a constant, lat->n = n) see it, until
-// a store of another value or a call that may change it makes it unknown
-// for good. A member also updated somewhere (o->len++) is left unknown:
+// there, for the members analyseFields cannot give one value but that
+// are only ever stored into with "=": later reads of the member in the
+// walk (a size set by an init function called with a constant, lat->n =
+// n; a file a structure returned by an open function holds) see it,
+// until a store of another value or a call that may change it makes it
+// unknown for good. A member also updated somewhere (o->len++) is left unknown:
 // the walk visits a loop's body once, and would read it as the value it
 // had before the loop.
 func (w *walker) observeField(s *ir.Assign) {

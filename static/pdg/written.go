@@ -561,10 +561,10 @@ func (w *walker) carriedRemainders(body ir.Block, eof *Handle) map[string]Value 
 			}
 		}
 	})
-	is := func(name, op string) bool {
+	quotient := func(name string) bool { // only ever set to a division
 		return len(defs[name]) > 0 && !slices.ContainsFunc(defs[name], func(d def) bool {
 			b, ok := d.value.(ir.Binary)
-			return d.op != "=" || !ok || b.Op != op
+			return d.op != "=" || !ok || b.Op != "/"
 		})
 	}
 	remainders := map[string]bool{}
@@ -576,7 +576,7 @@ func (w *walker) carriedRemainders(body ir.Block, eof *Handle) map[string]Value 
 			p, ok := uncast(x.R).(ir.Binary)
 			return x.Op == "%" || x.Op == "-" && ok && p.Op == "*" && ir.Any(p, func(y ir.Expr) bool {
 				r, ok := y.(ir.Ref)
-				return ok && is(r.Name, "/")
+				return ok && quotient(r.Name)
 			})
 		}
 		return false
