@@ -157,9 +157,7 @@ func wantsShape(p *ir.Var) bool {
 // by itself or as a(:), a(:, :), or the container a call of a program
 // function returns (write_csv(path, generate(rng))).
 func (w *walker) argShape(x ir.Expr) (shape, bool) {
-	if c, ok := x.(ir.Cast); ok {
-		x = c.X
-	}
+	x = uncast(x)
 	if c, ok := x.(ir.CallExpr); ok {
 		s, ok := w.returned[c.Callee]
 		return s, ok

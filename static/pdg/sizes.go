@@ -151,21 +151,8 @@ func (e *Env) exprSize(x ir.Expr) (int64, bool) {
 		}
 		return e.typeSize(t)
 	case ir.Unary:
-		if x.Op == "*" {
-			if r, ok := x.X.(ir.Ref); ok {
-				v := e.Var(r.Name)
-				switch {
-				case v == nil:
-				case len(v.Type.Dims) > 0: // *a is a[0]
-					t := v.Type
-					t.Dims = t.Dims[1:]
-					return e.typeSize(t)
-				case v.Type.Pointer > 0:
-					t := v.Type
-					t.Pointer--
-					return e.typeSize(t)
-				}
-			}
+		if _, ok := x.X.(ir.Ref); ok && x.Op == "*" {
+			return e.exprSize(ir.Index{X: x.X, Idx: []ir.Expr{ir.Int{}}}) // *a is a[0]
 		}
 	case ir.Int:
 		return 4, true
