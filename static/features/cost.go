@@ -125,12 +125,17 @@ const unknownDrained = 1.0 / 16
 const textWidth = 12
 
 // drained is the share of a system call one buffered transfer costs: one
-// for unbuffered streams and transfers at least as large as the buffer,
-// else the transfer's share of the buffer (textWidth bytes per item when
-// its size is unknown, else unknownDrained).
+// for unbuffered streams and transfers at least as large as the buffer
+// (the stream's own, io.Buffer, or else the library's, buffer), else the
+// transfer's share of the buffer (textWidth bytes per item when its size
+// is unknown, else unknownDrained of the library's buffer).
 func drained(io *pdg.IO, buffer int64) float64 {
 	if io.Unbuffered {
 		return 1
+	}
+	own := buffer
+	if io.Buffer > 0 {
+		own = io.Buffer
 	}
 	b := max(io.Bytes, 1)
 	switch {
@@ -138,10 +143,10 @@ func drained(io *pdg.IO, buffer int64) float64 {
 	case io.Items > 0:
 		b = io.Items * textWidth
 	default:
-		return unknownDrained
+		return min(1, unknownDrained*float64(buffer)/float64(own))
 	}
-	if b >= buffer {
+	if b >= own {
 		return 1
 	}
-	return float64(b) / float64(buffer)
+	return float64(b) / float64(own)
 }

@@ -71,6 +71,22 @@ func IsFlushManipulator(name string) bool {
 	return false
 }
 
+// IsStateManipulator reports whether name is a stream manipulator that
+// only sets the stream's formatting state (std::setw, std::fixed,
+// std::hex...) or skips white space on input (std::ws): it moves no
+// data and converts nothing.
+func IsStateManipulator(name string) bool {
+	switch strings.TrimPrefix(strings.TrimPrefix(name, "::"), "std::") {
+	case "setw", "setprecision", "setfill", "setbase", "setiosflags", "resetiosflags",
+		"left", "right", "internal", "fixed", "scientific", "hexfloat", "defaultfloat",
+		"hex", "dec", "oct", "boolalpha", "noboolalpha", "showpoint", "noshowpoint",
+		"showpos", "noshowpos", "showbase", "noshowbase", "uppercase", "nouppercase",
+		"skipws", "noskipws", "unitbuf", "nounitbuf", "ws":
+		return true
+	}
+	return false
+}
+
 // streamMethods are the member functions and operators of file streams.
 // The stream is the receiver; argument indices are those of the call.
 var streamMethods = sync.OnceValue(func() map[string]Semantics {

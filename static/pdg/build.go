@@ -37,6 +37,9 @@ type builder struct {
 	fields      map[string]Value
 	plainFields map[string]bool
 	observed    map[string]Value
+	// guessed are the members given a known number by some stores and a
+	// number the analysis cannot compute by others (see analyseFields).
+	guessed map[string]Value
 	// steppedFields are the members counted up somewhere ("o->n += k",
 	// "lg->pending++").
 	steppedFields map[string]bool
@@ -104,6 +107,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		shared:   map[*ir.File]*shared{},
 		fields:   map[string]Value{},
 		observed: map[string]Value{},
+		guessed:  map[string]Value{},
 		settings: settings{},
 		records:  map[string]*records{},
 

@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,6 +88,11 @@ func (w *walker) containerCall(c *ir.Call, parent *Node) bool {
 		w.env.setShape(r.Name, shape{dims: []int64{0}, origin: Literal})
 	case "push_back", "emplace_back", "push_front", "emplace_front":
 		w.grow(r.Name)
+	case "erase":
+		if len(c.Args) > 0 && isCallOf(c.Args[0], "unique") {
+			return true // v.erase(std::unique(...), v.end()): the duplicates are few; the size stays a bound
+		}
+		w.env.forgetShape(r.Name)
 	default:
 		if resizes(c.Callee) {
 			w.env.forgetShape(r.Name)
@@ -249,4 +255,47 @@ func (w *walker) elementLoop(x ir.Expr) (loopTrip, bool) {
 func (w *walker) memberSize(name string) (int64, bool) {
 	n, ok := w.b.memberSizes[name]
 	return n, ok && n >= 0
+}
+
+// SortCompareOps is the cost of one comparison of a sort of a range,
+// with the moves around it: that of qsort's comparisons through a
+// function pointer (sizedCosts), which a comparator object or lambda
+// inlined into std::sort saves only in part on structures.
+const SortCompareOps = 20
+
+// sortCost returns the cost of std::sort or std::stable_sort over the
+// range of a container of known size, n log2 n comparisons: the range
+// starts at the begin() of the container whose begin() the walk saw
+// last. It reports false for other calls and ranges.
+func (w *walker) sortCost(c *ir.Call) (float64, bool) {
+	switch strings.TrimPrefix(c.Callee, "std::") {
+	case "sort", "stable_sort":
+	default:
+		return 0, false
+	}
+	if len(c.Args) < 2 {
+		return 0, false
+	}
+	if b, ok := c.Args[0].(ir.CallExpr); !ok || b.Callee != "begin" && b.Callee != "cbegin" {
+		return 0, false
+	}
+	n, ok := w.begun.Float()
+	if !ok || n < 2 {
+		return 0, false
+	}
+	return n * math.Log2(n) * SortCompareOps, true
+}
+
+// isCallOf reports whether x is a call of the library routine name, with
+// or without its std:: qualifier.
+func isCallOf(x ir.Expr, name string) bool {
+	c, ok := x.(ir.CallExpr)
+	return ok && strings.TrimPrefix(c.Callee, "std::") == name
+}
+
+// isElementLoopVar reports whether x is the variable of a loop around
+// that visits elements (for (const auto &p : papers)).
+func (w *walker) isElementLoopVar(x ir.Expr) bool {
+	r, ok := x.(ir.Ref)
+	return ok && slices.ContainsFunc(w.trips, func(t loopTrip) bool { return t.v == r.Name })
 }

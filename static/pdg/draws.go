@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/iolens/iolens/static/ir"
@@ -130,4 +131,65 @@ func (w *walker) randomNumber(name string) bool {
 		}
 	})
 	return found
+}
+
+// maxDrawDepth bounds the definitions drawMeans follows.
+const maxDrawDepth = 4
+
+// drawMeans returns x with each remainder of a draw by a known bound K
+// (rng() % K, and a variable the function defines once as an
+// expression holding one) replaced by the remainder's mean, (K-1)/2:
+// "1 + rng() % 6" authors a paper, "3 + rand() % kMaxRefs" references.
+// It reports false when x holds no such remainder.
+func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
+	if depth > maxDrawDepth {
+		return x, false
+	}
+	switch x := x.(type) {
+	case ir.Ref:
+		if Eval(x, w.env).Known() {
+			return x, false
+		}
+		if def, ok := w.definition(x.Name); ok {
+			if y, ok := w.drawMeans(def, depth+1); ok {
+				return y, true
+			}
+		}
+	case ir.Cast:
+		if y, ok := w.drawMeans(x.X, depth); ok {
+			x.X = y
+			return x, true
+		}
+	case ir.Unary:
+		if y, ok := w.drawMeans(x.X, depth); ok {
+			x.X = y
+			return x, true
+		}
+	case ir.Binary:
+		if x.Op == "%" && callsIn(x.L) {
+			if k, ok := Eval(x.R, w.env).Float(); ok && k > 1 {
+				return ir.Float{V: (k - 1) / 2}, true
+			}
+		}
+		l, lok := w.drawMeans(x.L, depth)
+		r, rok := w.drawMeans(x.R, depth)
+		x.L, x.R = l, r
+		return x, lok || rok
+	case ir.Cond:
+		t, tok := w.drawMeans(x.T, depth)
+		f, fok := w.drawMeans(x.F, depth)
+		x.T, x.F = t, f
+		return x, tok || fok
+	case ir.CallExpr:
+		args := slices.Clone(x.Args)
+		changed := false
+		for i, a := range args {
+			var ok bool
+			args[i], ok = w.drawMeans(a, depth)
+			changed = changed || ok
+		}
+		x.Args = args
+		return x, changed
+	}
+	return x, false
 }

@@ -78,6 +78,7 @@ type shared struct {
 	evolving   map[string]bool      // globals updated from their own value
 	fields     map[string]Value     // members that keep one number (analyseFields)
 	observed   map[string]Value     // numbers stored into members so far (observeField)
+	guessed    map[string]Value     // members some stores give a known size (analyseFields)
 	settings   settings             // keys of the text the program wrote so far (see settings)
 	args       []string
 	hasArgs    bool

@@ -37,6 +37,9 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 		if v := e.shared.observed[x.Name]; v.Kind != Unknown {
 			return v
 		}
+		if v, ok := e.shared.guessed[x.Name]; ok {
+			return v
+		}
 	case ir.Unary:
 		return unary(x.Op, e.eval(x.X, depth))
 	case ir.Binary:
@@ -50,12 +53,22 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 			return e.eval(x.F, depth).with(c.Origin)
 		}
 		t, f := e.eval(x.T, depth), e.eval(x.F, depth)
+		// An equality seldom holds: the side it guards is the special
+		// case (id == 0 ? 0 : n), not the value the expression has.
+		op := ""
+		if b, ok := x.C.(ir.Binary); ok {
+			op = b.Op
+		}
 		switch {
 		case t.Kind != Unknown && t.equal(f):
 			return t
-		case t.Known() && f.Kind == Unknown:
+		case op == "==" && f.Known():
+			return f.with(Bound)
+		case op == "!=" && t.Known():
 			return t.with(Bound)
-		case f.Known() && t.Kind == Unknown:
+		case t.Known() && f.Kind == Unknown && op != "==":
+			return t.with(Bound)
+		case f.Known() && t.Kind == Unknown && op != "!=":
 			return f.with(Bound)
 		}
 	case ir.Cast:
@@ -87,6 +100,9 @@ func (e *Env) evalIndex(x ir.Index, depth int) Value {
 		return v
 	}
 	arr := e.eval(x.X, depth)
+	if arr.Kind == HandleVal {
+		return arr // an array of handles (walker.handleElement)
+	}
 	if arr.Kind != Argv || len(x.Idx) != 1 {
 		return Value{}
 	}

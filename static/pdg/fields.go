@@ -61,6 +61,42 @@ func (b *builder) analyseFields() {
 			break
 		}
 	}
+	for name, as := range assigns {
+		if _, done := b.fields[name]; done || b.steppedFields[name] {
+			continue
+		}
+		if v, ok := b.guessField(as, entry); ok {
+			b.guessed[name] = v.with(Bound)
+		}
+	}
+}
+
+// guessField returns the size the stores as that can be computed agree
+// on, when the others store what the analysis cannot compute: a length
+// the program sets from a constant and later parses back from a file it
+// wrote (c[i].len = LEN[i], then c[n].len = atoi(p)), or a count it
+// stores before writing a header and reads back with it. Stores of 0 or
+// 1 are initialisations, not sizes, and do not count.
+func (b *builder) guessField(as []fieldAssign, entry funcDef) (Value, bool) {
+	var v Value
+	for _, a := range as {
+		if a.value == nil {
+			continue
+		}
+		ctx := callContext{}
+		if a.in.f == entry.f {
+			ctx = b.entryBindings(entry)
+		}
+		x := Eval(a.value, b.funcEnv(a.in, ctx))
+		if n, ok := x.Int(); !ok || n <= 1 {
+			continue
+		}
+		if v.Known() && !x.equal(v) {
+			return Value{}, false
+		}
+		v = x
+	}
+	return v, v.Known()
 }
 
 // fieldValue returns the number all the stores as put into a member, if

@@ -101,8 +101,8 @@ int main(int argc, char **argv) {
 			path: []string{"second dump call"}, loop: "columns loop", trip: 3, source: TripArgument},
 		{name: "a C global unchanged between calls", srcs: cGlobals, args: []string{"3"},
 			path: []string{"second dump call"}, loop: "rows loop", trip: 200, source: TripParameter},
-		{name: "a generator's state is not followed", srcs: cGlobals, args: []string{"3"},
-			loop: "draw loop", trip: 100, source: TripDefault},
+		{name: "a generator's state is not followed: its draw's remainder counts its mean", srcs: cGlobals, args: []string{"3"},
+			loop: "draw loop", trip: 2499, source: TripBound},
 	})
 }
 

@@ -20,6 +20,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 		evolving:   b.evolving,
 		fields:     b.fields,
 		observed:   b.observed,
+		guessed:    b.guessed,
 		settings:   b.settings,
 		args:       b.opts.Args,
 		hasArgs:    b.opts.Args != nil,

@@ -72,7 +72,8 @@ const (
 	TripArgument  TripSource = "argument" // program arguments (Options.Args)
 	// TripBound is the known side of a min or max (CHUNK in "n - i <
 	// CHUNK ? n - i : CHUNK"), or the mean of a constant table at an
-	// unknown index (sizes[r % 6]).
+	// unknown index (sizes[r % 6]), or a bound holding the remainder of
+	// a draw, at its mean (1 + rng() % 6: 3.5).
 	TripBound   TripSource = "bound"
 	TripDefault TripSource = "default" // unknown: Options.DefaultTrip, DefaultWhileTrip or DefaultReadTrip
 	// TripOdds is a loop without a condition that leaves on one test
@@ -110,7 +111,9 @@ const (
 	DefaultReadTrip = 1000
 	// DefaultRowTrip is the trip count assumed for a loop over one row of
 	// a compressed sparse matrix or one vertex's adjacency list ("for (k =
-	// rowptr[i]; k < rowptr[i + 1]; k++)") whose pointers are not known:
+	// rowptr[i]; k < rowptr[i + 1]; k++)") whose pointers are not known,
+	// and for a C++ range-for of unknown size over a container held in
+	// one element of another ("for (int r : papers[i].refs)"):
 	// the rows of sparse matrices and the vertices of the graphs programs
 	// store this way hold a few to a few tens of entries.
 	DefaultRowTrip = 8

@@ -42,6 +42,9 @@ type Handle struct {
 	Unformatted, Direct, StreamAccess, Async bool
 	// Unbuffered is set by setvbuf(f, NULL, _IONBF, 0).
 	Unbuffered bool
+	// Buffer is the size of the stdio buffer setvbuf gives a stream (1
+	// for line buffering, _IOLBF); 0 means the library's default.
+	Buffer int64
 	// Collective is set on transfer property lists and NetCDF files
 	// switched to collective mode.
 	Collective bool
@@ -190,6 +193,9 @@ type IO struct {
 	// Unbuffered marks transfers that reach the kernel per call: POSIX
 	// read/write and unbuffered STDIO streams.
 	Unbuffered bool
+	// Buffer is the stdio buffer of the stream (Handle.Buffer); 0 means
+	// the library's default.
+	Buffer int64
 	// Flushes is set on stream insertions of std::endl or std::flush.
 	Flushes bool
 }

@@ -134,6 +134,7 @@ func (w *walker) accessState(io *IO, c *ir.Call, h *Handle) {
 		}
 	case s.Op.IsData():
 		io.Unbuffered = io.Unbuffered || f.Unbuffered
+		io.Buffer = f.Buffer
 		if by, ok := w.b.seeked[f]; ok {
 			if !io.Random {
 				io.Random, io.SeekedBy = true, by
@@ -268,6 +269,14 @@ func (w *walker) configure(c *ir.Call, s iosem.Semantics, h *Handle) *Handle {
 	case iosem.SetBuffering:
 		v := Eval(ex, w.env)
 		h.Unbuffered = iosem.IsUnbuffered(sym) || sym == "NULL" || sym == "nullptr" || v.Kind == Int && v.I == 0
+		h.Buffer = 0
+		if strings.EqualFold(c.Callee, "setvbuf") && !h.Unbuffered {
+			if sym == "_IOLBF" {
+				h.Buffer = 1
+			} else if n, ok := Eval(arg(c, 3), w.env).Int(); ok && n > 0 {
+				h.Buffer = n
+			}
+		}
 	case iosem.MakeDataspace:
 		h.Elems = w.dimsElems(arg(c, 0), ex)
 	case iosem.SelectDataspace:

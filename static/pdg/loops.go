@@ -288,6 +288,12 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		if n, ok := w.nestedTrip(l, step); ok {
 			return n, TripBound
 		}
+		if hi, ok := w.drawMeans(l.Hi, 0); ok {
+			env := w.meanEnv(l.Lo, hi)
+			if n, _, ok := counted(Eval(l.Lo, env), Eval(hi, env), step, l.Inclusive); ok {
+				return n, TripBound
+			}
+		}
 		if rowRange(w.initOf(l.Lo), w.initOf(l.Hi)) {
 			return DefaultRowTrip, defSrc
 		}
@@ -317,6 +323,12 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		case ir.Field:
 			if n, ok := w.memberSize(r.Name); ok {
 				return n, TripPropagated
+			}
+			if _, isIndex := r.X.(ir.Index); isIndex || w.isElementLoopVar(r.X) {
+				// for (int r : papers[i].refs), for (auto &e : v.edges)
+				// with v an element an outer loop visits: one element's
+				// list, like a row of a sparse matrix.
+				return DefaultRowTrip, defSrc
 			}
 		}
 		return def, defSrc

@@ -229,6 +229,16 @@ func (w *walker) streamStatement(s *ir.Assign, parent *Node) bool {
 		return false
 	}
 	slices.Reverse(items)
+	items = slices.DeleteFunc(items, func(it ir.Expr) bool {
+		if stateManipulator(it) {
+			parent.Work += ManipulatorOps
+			return true
+		}
+		return false
+	})
+	if len(items) == 0 {
+		return true // out << std::fixed: formatting state only
+	}
 	if w.isStringStream(x) {
 		return w.stringStreamStatement(x, items, s.Op == ">>", parent)
 	}
@@ -237,6 +247,23 @@ func (w *walker) streamStatement(s *ir.Assign, parent *Node) bool {
 		return true
 	}
 	return w.stringStreamStatement(x, items, s.Op == ">>", parent)
+}
+
+// ManipulatorOps is the cost of inserting a manipulator that only sets a
+// stream's formatting state (std::setw(8), std::left): a call that
+// stores a field of the stream.
+const ManipulatorOps = 5
+
+// stateManipulator reports whether a stream operand is a manipulator that
+// moves no data (iosem.IsStateManipulator): std::left, std::setw(8).
+func stateManipulator(x ir.Expr) bool {
+	switch x := x.(type) {
+	case ir.Ref:
+		return iosem.IsStateManipulator(x.Name)
+	case ir.CallExpr:
+		return iosem.IsStateManipulator(x.Callee)
+	}
+	return false
 }
 
 // stringStreamStatement charges the conversions of an insertion into or

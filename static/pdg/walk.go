@@ -29,13 +29,18 @@ type walker struct {
 	// (push_back in loops), with the number of loops around their
 	// declarations.
 	grown map[string]int
+	// begun is the size of the container whose begin() the walk saw
+	// last (std::sort(v.begin(), v.end()) sorts it), unknown when not
+	// known.
+	begun Value
 	// result is the value the function returns (Node.Result).
 	result Value
 	// settled are the variables set in a branch that tested a key of the
 	// program's own text, with the key's value: they keep it past the
 	// merge of the branch and the end of the loop that parses the text,
 	// until a store outside such a branch. keyDepth counts those branches
-	// around the statement being walked.
+	// around the statement being walked. Arrays of handles are settled
+	// too (see handleElement).
 	settled  map[string]Value
 	keyDepth int
 	// returned are the extents of the container or array the latest call
@@ -243,6 +248,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	parent.Work += work
 	if s.Partial {
 		w.observeField(s)
+		w.handleElement(s)
 		return
 	}
 	w.stepTally(s)
@@ -262,6 +268,25 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	}
 }
 
+// handleElement records a handle stored into an element of an array
+// (out[i] = fopen(path, "w")) as the value of the whole array: an
+// element read later (fputs(line, out[k])) is a file of the array, and
+// the handle opened last stands for them all (the same interface, mode
+// and buffering, set up in the same loop).
+func (w *walker) handleElement(s *ir.Assign) {
+	x, ok := s.Element.(ir.Index)
+	if !ok || s.Op != "=" || s.Field != "" {
+		return
+	}
+	if r, ok := x.X.(ir.Ref); !ok || r.Name != s.Target {
+		return
+	}
+	if v := Eval(s.Value, w.env); v.Kind == HandleVal {
+		w.env.Set(s.Target, v)
+		w.settled[s.Target] = v // past the loop that opens the files
+	}
+}
+
 // call dispatches a call: through a pointer, a stream member or operator,
 // a program function, a library I/O routine, or an unknown routine.
 func (w *walker) call(c *ir.Call, parent *Node) {
@@ -271,6 +296,9 @@ func (w *walker) call(c *ir.Call, parent *Node) {
 	}
 	if w.streamCall(c, parent) {
 		return
+	}
+	if c.Callee == "begin" || c.Callee == "cbegin" {
+		w.begun, _ = w.containerQuery(&ir.Call{Callee: "size", Receiver: c.Receiver})
 	}
 	if w.containerCall(c, parent) || w.memberContainerCall(c, parent) {
 		return
@@ -410,6 +438,9 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	}
 	n := &Node{Kind: UnknownNode, Name: name, Pos: c.Pos, Indirect: c.Indirect || c.Callee == "", Taken: -1}
 	n.Work = callCost(c, w.env)
+	if cost, ok := w.sortCost(c); ok {
+		n.Work = cost
+	}
 	if c.Receiver != nil {
 		if cost, ok := memberCost(w.typeName(baseName(c.Receiver)), c.Callee); ok {
 			n.Work = cost
@@ -482,15 +513,18 @@ func (w *walker) communicator(c *ir.Call) {
 		if !ok || !strings.EqualFold(world.Name, "MPI_COMM_WORLD") {
 			return
 		}
-		switch x := c.Args[1].(type) {
-		case ir.Unary:
-			if r, ok := x.X.(ir.Ref); ok && x.Op == "&" {
-				w.env.Set(r.Name, IntValue(int64(w.b.opts.Procs), Argument))
-			}
+		procs := IntValue(int64(w.b.opts.Procs), Argument)
+		x := c.Args[1]
+		if u, ok := x.(ir.Unary); ok && u.Op == "&" {
+			x = u.X
+		} else if !w.fortran() {
+			return
+		}
+		switch x := x.(type) {
 		case ir.Ref:
-			if w.fortran() {
-				w.env.Set(x.Name, IntValue(int64(w.b.opts.Procs), Argument))
-			}
+			w.env.Set(x.Name, procs)
+		case ir.Field:
+			w.b.observed[x.Name] = procs // d.nprocs, cfg%nprocs
 		}
 	}
 }

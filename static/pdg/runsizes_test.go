@@ -1,0 +1,206 @@
+package pdg
+
+import (
+	"math"
+	"testing"
+)
+
+// TestGuessedMember checks a member stored a known size in one place and a
+// value parsed from a file in another: loops over it count the known size.
+// A member only ever stored 0 or 1 besides parsed values stays unknown.
+func TestGuessedMember(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+typedef struct { int len; int flags; char *seq; } contig_t;
+static const int LENS[3] = {1000, 2000, 3000};
+static void make(contig_t *c, int n) {
+  for (int i = 0; i < n; i++) { c[i].len = LENS[i]; c[i].flags = 0; }
+}
+static int load(FILE *f, contig_t *c) {
+  char line[256];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    char *p = strstr(line, "length=");
+    c[n].len = p ? atoi(p + 7) : 0;
+    c[n].flags = atoi(line);
+    n++;
+  }
+  return n;
+}
+int main(void) {
+  contig_t sim[3], got[3];
+  make(sim, 3);
+  FILE *f = fopen("ref.fa", "r");
+  int n = load(f, got);
+  for (int i = 0; i < n; i++)
+    for (int p = 0; p < got[i].len; p++) fputc('A', stdout); /* by len */
+  for (int i = 0; i < n; i++)
+    for (int p = 0; p < got[i].flags; p++) fputc('B', stdout); /* by flags */
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"by len", 2000}, {"by flags", DefaultTrip}})
+}
+
+// TestCommSizeIntoMember checks MPI_Comm_size storing into a structure
+// member: sizes derived from it bound loops in the functions that read
+// them.
+func TestCommSizeIntoMember(t *testing.T) {
+	src := []source{cSrc(`#include <mpi.h>
+#include <stdio.h>
+#define NX 4096
+typedef struct { int rank, nprocs, nloc; } decomp_t;
+static void log_points(const decomp_t *d, double *u) {
+  for (int i = 0; i < d->nloc; i++) u[i] *= 2.0; /* local points */
+}
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  decomp_t d;
+  MPI_Comm_rank(MPI_COMM_WORLD, &d.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &d.nprocs);
+  d.nloc = NX / d.nprocs;
+  static double u[NX];
+  log_points(&d, u); /* call */
+  MPI_Finalize();
+  return 0;
+}`)}
+	g := buildSources(t, Options{Procs: 4}, src...)
+	if l := loopVia(t, g, src, []string{"call"}, "local points"); l.Trip != 1024 {
+		t.Errorf("trip %d (%s), want 1024", l.Trip, l.TripSource)
+	}
+}
+
+// TestHandleArray checks streams opened into the elements of an array: an
+// element read later is one of them, with the buffer setvbuf gave it.
+func TestHandleArray(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define NOUT 8
+int main(void) {
+  FILE *out[NOUT];
+  static char bufs[NOUT][256];
+  char path[64], line[128];
+  for (int i = 0; i < NOUT; i++) {
+    snprintf(path, sizeof path, "part_%d.txt", i);
+    out[i] = fopen(path, "w");
+    setvbuf(out[i], bufs[i], _IOFBF, 256);
+  }
+  FILE *in = fopen("all.txt", "r");
+  int k = 0;
+  while (fgets(line, sizeof line, in)) {
+    fputs(line, out[k % NOUT]); /* split */
+    k++;
+  }
+  for (int i = 0; i < NOUT; i++) fclose(out[i]);
+  setvbuf(in, NULL, _IOLBF, 0); /* line */
+  fputs("x\n", in); /* after */
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	put := entryNode(t, g, src, IONode, "split")
+	if put.IO.File == nil || put.IO.File.Name != "" || put.IO.File.NameVar != "path" {
+		t.Fatalf("fputs file %+v, want a file of the array named by path", put.IO.File)
+	}
+	if put.IO.Buffer != 256 {
+		t.Errorf("fputs buffer %d, want 256", put.IO.Buffer)
+	}
+	if after := entryNode(t, g, src, IONode, "after"); after.IO.Buffer != 1 {
+		t.Errorf("line-buffered stream: buffer %d, want 1", after.IO.Buffer)
+	}
+}
+
+// TestSortCost checks std::sort over a container of known size: n log2 n
+// comparisons of SortCompareOps.
+func TestSortCost(t *testing.T) {
+	src := []source{cppSrc(`#include <algorithm>
+#include <vector>
+int main() {
+  std::vector<int> order(4096);
+  std::vector<double> key(4096);
+  std::sort(order.begin(), order.end(), [&](int x, int y) { return key[x] < key[y]; });
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	var sort *Node
+	for _, n := range g.Entry.Children {
+		if n.Kind == UnknownNode && n.Name == "std::sort" {
+			sort = n
+		}
+	}
+	if sort == nil {
+		t.Fatal("no std::sort node")
+	}
+	if want := 4096 * 12.0 * SortCompareOps; math.Abs(sort.Work-want) > 1e-6*want {
+		t.Errorf("sort work %g, want %g", sort.Work, want)
+	}
+}
+
+// TestStateManipulators checks that manipulators setting a stream's
+// formatting state are not inserted items.
+func TestStateManipulators(t *testing.T) {
+	src := []source{cppSrc(`#include <fstream>
+#include <iomanip>
+int main() {
+  std::ofstream out("board.txt");
+  int a = 1, b = 2;
+  out << std::left << std::setw(10) << a << std::right << std::setw(8) << b << '\n'; /* row */
+  out << std::fixed << std::setprecision(3); /* state */
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	row := entryNode(t, g, src, IONode, "row")
+	if row.IO.Items != 3 || row.IO.Conversions != "dds" && row.IO.Conversions != "ddc" {
+		t.Errorf("row: %d items, conversions %q; want 3 items, two integers and a character", row.IO.Items, row.IO.Conversions)
+	}
+	file, line := lineOf(t, "state", src)
+	if n := nodeAt(g.Entry, IONode, file, line); n != nil {
+		t.Errorf("a statement of manipulators only is an insertion: %+v", n.IO)
+	}
+}
+
+// TestDrawnCounts checks loops bounded by remainders of draws, counted at
+// their mean, through a special case guarded by an equality and through
+// min with the variable of the loop around.
+func TestDrawnCounts(t *testing.T) {
+	src := []source{cppSrc(`#include <algorithm>
+#include <fstream>
+#include <random>
+#include <vector>
+int main() {
+  std::mt19937_64 rng(7);
+  std::ofstream out("refs.tsv");
+  for (int id = 0; id < 1000; ++id) {
+    int nauth = 1 + static_cast<int>(rng() % 6);
+    for (int a = 0; a < nauth; ++a) out << a; /* authors */
+    int nref = id == 0 ? 0 : std::min<int>(id, 3 + static_cast<int>(rng() % 30));
+    std::vector<int> refs;
+    for (int r = 0; r < nref; ++r) refs.push_back(r); /* drawn refs */
+    refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
+    for (size_t r = 0; r < refs.size(); ++r) out << refs[r]; /* kept */
+  }
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"authors", 3}, {"drawn refs", 17}, {"kept", 17}})
+}
+
+// TestElementListTrip checks a range-for over a container held in one
+// element of another: one element's list, DefaultRowTrip entries.
+func TestElementListTrip(t *testing.T) {
+	src := []source{cppSrc(`#include <vector>
+struct Paper { std::vector<int> refs; };
+std::vector<Paper> load();
+int main() {
+  std::vector<Paper> papers = load();
+  std::vector<int> cols;
+  long s = 0;
+  for (size_t i = 0; i < papers.size(); ++i)
+    for (int r : papers[i].refs) cols.push_back(r); /* indexed */
+  for (const auto &p : papers)
+    for (int r : p.refs) s += r; /* visited */
+  return (int)s;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"indexed", DefaultRowTrip}, {"visited", DefaultRowTrip}})
+}
