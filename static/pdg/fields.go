@@ -61,14 +61,47 @@ func (b *builder) analyseFields() {
 			break
 		}
 	}
+	defaults := b.componentDefaults(entry)
 	for name, as := range assigns {
 		if _, done := b.fields[name]; done || b.steppedFields[name] {
 			continue
 		}
 		if v, ok := b.guessField(as, entry); ok {
 			b.guessed[name] = v.with(Bound)
+		} else if v, ok := defaults[name]; ok && !slices.ContainsFunc(as, func(a fieldAssign) bool { return a.value != nil }) {
+			b.guessed[name] = v.with(Bound) // read in, as a namelist or a record, over its default
 		}
 	}
+}
+
+// componentDefaults returns the numbers the components of Fortran derived
+// types are initialised with in their definitions (integer :: nx = 128),
+// by component name, for the names all definitions agree on.
+func (b *builder) componentDefaults(entry funcDef) map[string]Value {
+	out := map[string]Value{}
+	if entry.f == nil {
+		return out
+	}
+	env := b.funcEnv(entry, callContext{})
+	conflict := map[string]bool{}
+	for _, comps := range b.types {
+		for _, c := range comps {
+			if c.Init == nil || conflict[c.Name] {
+				continue
+			}
+			v := Eval(c.Init, env)
+			if n, ok := v.Int(); !ok || n <= 1 {
+				continue
+			}
+			if prev, seen := out[c.Name]; seen && !prev.equal(v) {
+				delete(out, c.Name)
+				conflict[c.Name] = true
+				continue
+			}
+			out[c.Name] = v
+		}
+	}
+	return out
 }
 
 // guessField returns the size the stores as that can be computed agree

@@ -204,3 +204,53 @@ int main() {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"indexed", DefaultRowTrip}, {"visited", DefaultRowTrip}})
 }
+
+// TestComponentDefaults checks a Fortran derived type whose components
+// have default values and are read from a file: loops over them and the
+// arrays allocated with them take the defaults.
+func TestComponentDefaults(t *testing.T) {
+	src := []source{f90("defaults", `module cfg_mod
+  implicit none
+  type :: run_config
+     integer :: nx = 128, nv = 384
+     integer :: seed = 1
+  end type run_config
+contains
+  subroutine dump(u, f)
+    integer, intent(in) :: u
+    real(8), intent(in) :: f(:,:)
+    write(u) f ! dump write
+  end subroutine dump
+end module cfg_mod
+
+program defaults
+  use cfg_mod
+  implicit none
+  type(run_config) :: cfg
+  real(8), allocatable :: f(:,:)
+  integer :: u, i, k
+  open(newunit=u, file='run.cfg', status='old')
+  read(u, *) cfg%nx, cfg%nv, cfg%seed
+  close(u)
+  allocate(f(cfg%nx, cfg%nv))
+  f = 0
+  do i = 1, cfg%nx ! nx loop
+     f(i, 1) = i
+  end do
+  do k = 1, cfg%seed ! seed loop
+     f(1, 1) = k
+  end do
+  open(newunit=u, file='f.bin', form='unformatted')
+  call dump(u, f) ! dump call
+  close(u)
+end program defaults
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"nx loop", 128}, {"seed loop", DefaultTrip}})
+	file, line := lineOf(t, "dump write", src)
+	c := entryNode(t, g, src, CallNode, "dump call")
+	n := nodeAt(c.Target, IONode, file, line)
+	if n == nil || !n.IO.BytesKnown || n.IO.Bytes != 128*384*8 {
+		t.Fatalf("dump write: %+v, want %d bytes", n, 128*384*8)
+	}
+}
