@@ -254,3 +254,30 @@ end program defaults
 		t.Fatalf("dump write: %+v, want %d bytes", n, 128*384*8)
 	}
 }
+
+// TestSingleProcessRank checks that the rank of a run of one process is
+// 0: a band of rows split by rank is the whole grid.
+func TestSingleProcessRank(t *testing.T) {
+	src := []source{cSrc(`#include <mpi.h>
+#define NLAT 180
+typedef struct { int rank, nprocs, lat0, nlat; } ctx_t;
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  ctx_t c;
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &c.nprocs);
+  int base = NLAT / c.nprocs, rem = NLAT % c.nprocs;
+  c.nlat = base + (c.rank < rem);
+  double s = 0;
+  for (int j = 0; j < c.nlat; j++) s += j; /* band */
+  for (int j = me; j < NLAT; j += c.nprocs) s += j; /* cyclic */
+  MPI_Finalize();
+  return (int)s;
+}`)}
+	g := buildSources(t, Options{Procs: 1}, src...)
+	checkTrips(t, g, src, []tripWant{{"band", 180}, {"cyclic", 180}})
+	g = buildSources(t, Options{Procs: 4}, src...)
+	checkTrips(t, g, src, []tripWant{{"band", DefaultTrip}})
+}

@@ -503,29 +503,36 @@ func (w *walker) communicator(c *ir.Call) {
 	if len(c.Args) < 2 {
 		return
 	}
+	world, ok := c.Args[0].(ir.Ref)
+	world = ir.Ref{Name: strings.ToUpper(world.Name)}
 	switch {
 	case strings.EqualFold(c.Callee, "MPI_Comm_rank"):
 		if name := memberOrName(c.Args[1]); name != "" {
 			w.b.rankNames[name] = true
 		}
+		if w.b.opts.Procs == 1 && ok && world.Name == "MPI_COMM_WORLD" {
+			w.setOut(c.Args[1], IntValue(0, Argument)) // the only process
+		}
 	case strings.EqualFold(c.Callee, "MPI_Comm_size") && w.b.opts.Procs > 0:
-		world, ok := c.Args[0].(ir.Ref)
-		if !ok || !strings.EqualFold(world.Name, "MPI_COMM_WORLD") {
-			return
+		if ok && world.Name == "MPI_COMM_WORLD" {
+			w.setOut(c.Args[1], IntValue(int64(w.b.opts.Procs), Argument))
 		}
-		procs := IntValue(int64(w.b.opts.Procs), Argument)
-		x := c.Args[1]
-		if u, ok := x.(ir.Unary); ok && u.Op == "&" {
-			x = u.X
-		} else if !w.fortran() {
-			return
-		}
-		switch x := x.(type) {
-		case ir.Ref:
-			w.env.Set(x.Name, procs)
-		case ir.Field:
-			w.b.observed[x.Name] = procs // d.nprocs, cfg%nprocs
-		}
+	}
+}
+
+// setOut gives the variable or member an output argument designates
+// (&n, &d.n in C; n, d%n in Fortran) the value v.
+func (w *walker) setOut(x ir.Expr, v Value) {
+	if u, ok := x.(ir.Unary); ok && u.Op == "&" {
+		x = u.X
+	} else if !w.fortran() {
+		return
+	}
+	switch x := x.(type) {
+	case ir.Ref:
+		w.env.Set(x.Name, v)
+	case ir.Field:
+		w.b.observed[x.Name] = v // d.nprocs, cfg%nprocs
 	}
 }
 
