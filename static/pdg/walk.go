@@ -510,8 +510,13 @@ func (w *walker) communicator(c *ir.Call) {
 		if name := memberOrName(c.Args[1]); name != "" {
 			w.b.rankNames[name] = true
 		}
-		if w.b.opts.Procs == 1 && ok && world.Name == "MPI_COMM_WORLD" {
+		switch {
+		case w.b.opts.Procs == 1 && ok && world.Name == "MPI_COMM_WORLD":
 			w.setOut(c.Args[1], IntValue(0, Argument)) // the only process
+		case w.b.opts.Procs > 1:
+			// Sizes that depend on the rank are rank 0's; branches on
+			// it are not decided by it (Bound), they split the roles.
+			w.setOut(c.Args[1], IntValue(0, Bound))
 		}
 	case strings.EqualFold(c.Callee, "MPI_Comm_size") && w.b.opts.Procs > 0:
 		if ok && world.Name == "MPI_COMM_WORLD" {
