@@ -191,8 +191,12 @@ func (b *builder) typeSpecifier(i int32) string {
 		keys = append(keys, tag, b.prefix+tag)
 	}
 	names := layout.names()
+	if b.file.Structs == nil {
+		b.file.Structs = map[string][]*ir.Var{}
+	}
 	for _, k := range keys {
 		b.offsets[k] = layout.offsets
+		b.file.Structs[k] = layout.members
 		if !layout.ctor && !layout.union {
 			b.aggregates[k] = names
 		}
@@ -252,6 +256,9 @@ func (b *builder) typedef(i int32) {
 			}
 			if offs, ok := b.offsets[base.Name]; ok {
 				b.offsets[d.name] = offs
+			}
+			if members, ok := b.file.Structs[base.Name]; ok {
+				b.file.Structs[d.name] = members
 			}
 		}
 	}

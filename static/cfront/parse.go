@@ -64,6 +64,9 @@ func ParseLang(path string, src []byte, lang ir.Lang) (*ir.File, error) {
 	t := &tree{n: ft.nodes, src: src, g: grammarOf(lang == ir.CPP), strs: make(map[string]string, 256)}
 	f.Errors = t.errors(path)
 	newBuilder(t, f).translationUnit(0)
+	for _, anonymous := range []string{"struct", "union"} {
+		delete(f.Structs, anonymous) // known by their typedef names
+	}
 	return f, nil
 }
 

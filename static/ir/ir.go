@@ -69,6 +69,10 @@ type File struct {
 	// lower-case name: their components in order, each with its type and
 	// default initialisation (Init).
 	Types map[string][]*Var
+	// Structs are the data members, in order, of the C and C++ structures,
+	// unions and classes defined in the file, by the type names
+	// declarations use ("struct cell", a typedef name, a class name).
+	Structs map[string][]*Var
 	// Errors are problems the front-end recovered from (syntax it could
 	// not parse), with their positions. A file with errors is still used.
 	Errors []Error

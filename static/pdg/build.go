@@ -37,6 +37,9 @@ type builder struct {
 	fields      map[string]Value
 	plainFields map[string]bool
 	observed    map[string]Value
+	// structs are the data members of the C and C++ structures of every
+	// file, by type name (the first definition of a name wins).
+	structs map[string][]*ir.Var
 	// guessed are the members given a known number by some stores and a
 	// number the analysis cannot compute by others (see analyseFields).
 	guessed map[string]Value
@@ -108,6 +111,7 @@ func Build(prog *ir.Program, opts Options) (*Graph, error) {
 		fields:   map[string]Value{},
 		observed: map[string]Value{},
 		guessed:  map[string]Value{},
+		structs:  map[string][]*ir.Var{},
 		settings: settings{},
 		records:  map[string]*records{},
 

@@ -75,6 +75,7 @@ type shared struct {
 	globals    map[string]Value   // global variables' values (constants, and handles set at run)
 	globalVars map[string]*ir.Var
 	types      map[string][]*ir.Var // Fortran derived types by lower-case name
+	structs    map[string][]*ir.Var // C and C++ structures' members by type name
 	evolving   map[string]bool      // globals updated from their own value
 	fields     map[string]Value     // members that keep one number (analyseFields)
 	observed   map[string]Value     // numbers stored into members so far (observeField)

@@ -21,6 +21,7 @@ func (b *builder) sharedOf(file *ir.File) *shared {
 		fields:     b.fields,
 		observed:   b.observed,
 		guessed:    b.guessed,
+		structs:    b.structs,
 		settings:   b.settings,
 		args:       b.opts.Args,
 		hasArgs:    b.opts.Args != nil,
@@ -58,6 +59,11 @@ func (b *builder) collectGlobals() {
 		for k, v := range f.Types {
 			if _, dup := b.types[k]; !dup {
 				b.types[k] = v
+			}
+		}
+		for k, v := range f.Structs {
+			if _, dup := b.structs[k]; !dup {
+				b.structs[k] = v
 			}
 		}
 	}

@@ -282,3 +282,41 @@ int main(int argc, char **argv) {
 	g = buildSources(t, Options{Procs: 4}, src...)
 	checkTrips(t, g, src, []tripWant{{"band", 45}, {"cyclic", 45}})
 }
+
+// TestMemberSizeOf checks sizeof of structure members: arrays in a
+// typedef'd anonymous structure and in a tagged one, through pointers,
+// elements and nested members.
+func TestMemberSizeOf(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define L 64
+typedef struct { int spin[L * L]; double e; } state_t;
+struct rec { char name[24]; state_t st; };
+static unsigned sum(const void *buf, size_t n) {
+  const unsigned char *p = buf;
+  unsigned s = 0;
+  for (size_t i = 0; i < n; i++) s += p[i]; /* bytes */
+  return s;
+}
+int main(void) {
+  static state_t st;
+  static struct rec recs[4];
+  const state_t *p = &st;
+  FILE *f = fopen("x.bin", "wb");
+  unsigned s = sum(p->spin, sizeof p->spin); /* by spin */
+  s += sum(recs[1].name, sizeof recs[1].name); /* by name */
+  s += sum(&recs[0].st.e, sizeof recs[0].st.e); /* by nested */
+  fwrite(st.spin, sizeof st.spin, 1, f); /* write spin */
+  fclose(f);
+  return (int)s;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		call string
+		trip int64
+	}{{"by spin", 4 * 64 * 64}, {"by name", 24}, {"by nested", 8}} {
+		if l := loopVia(t, g, src, []string{c.call}, "bytes"); l.Trip != c.trip {
+			t.Errorf("%s: trip %d (%s), want %d", c.call, l.Trip, l.TripSource, c.trip)
+		}
+	}
+	checkBytes(t, g, src, []bytesWant{{"write spin", 4 * 64 * 64}})
+}

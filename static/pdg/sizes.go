@@ -154,6 +154,10 @@ func (e *Env) exprSize(x ir.Expr) (int64, bool) {
 		if _, ok := x.X.(ir.Ref); ok && x.Op == "*" {
 			return e.exprSize(ir.Index{X: x.X, Idx: []ir.Expr{ir.Int{}}}) // *a is a[0]
 		}
+	case ir.Field:
+		if m := e.member(x); m != nil {
+			return e.typeSize(m.Type)
+		}
 	case ir.Int:
 		return 4, true
 	case ir.Float:
@@ -305,4 +309,43 @@ func (e *Env) arrayInquiry(x ir.CallExpr, depth int) (v Value, ok bool) {
 		return e.lowerBound(r.Name, int(k-1)), true
 	}
 	return binary("-", binary("+", e.lowerBound(r.Name, int(k-1)), extent), IntValue(1, Literal)), true
+}
+
+// member returns the declaration of the member of a C or C++ structure x
+// designates (s.f, p->f, a[i].f, s.in.f), or nil when the structure's
+// type is not one the program defines.
+func (e *Env) member(x ir.Field) *ir.Var {
+	t, ok := e.ownerType(x.X)
+	if !ok {
+		return nil
+	}
+	name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t.Name), "const "))
+	for _, m := range e.shared.structs[name] {
+		if m.Name == x.Name {
+			return m
+		}
+	}
+	return nil
+}
+
+// ownerType returns the type of the structure an expression designates,
+// through pointers and subscripts.
+func (e *Env) ownerType(x ir.Expr) (ir.Type, bool) {
+	switch x := x.(type) {
+	case ir.Ref:
+		if v := e.Var(x.Name); v != nil {
+			return v.Type, true
+		}
+	case ir.Index:
+		return e.ownerType(x.X)
+	case ir.Unary:
+		if x.Op == "*" {
+			return e.ownerType(x.X)
+		}
+	case ir.Field:
+		if m := e.member(x); m != nil {
+			return m.Type, true
+		}
+	}
+	return ir.Type{}, false
 }
