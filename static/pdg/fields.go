@@ -61,15 +61,19 @@ func (b *builder) analyseFields() {
 			break
 		}
 	}
-	defaults := b.componentDefaults(entry)
 	for name, as := range assigns {
 		if _, done := b.fields[name]; done || b.steppedFields[name] {
 			continue
 		}
 		if v, ok := b.guessField(as, entry); ok {
 			b.guessed[name] = v.with(Bound)
-		} else if v, ok := defaults[name]; ok && !slices.ContainsFunc(as, func(a fieldAssign) bool { return a.value != nil }) {
-			b.guessed[name] = v.with(Bound) // read in, as a namelist or a record, over its default
+		}
+	}
+	for name, v := range b.componentDefaults(entry) {
+		// Never stored but as a whole, or only read in (as a namelist or
+		// a record) over its default.
+		if !slices.ContainsFunc(assigns[name], func(a fieldAssign) bool { return a.value != nil }) {
+			b.guessed[name] = v.with(Bound)
 		}
 	}
 }
