@@ -97,7 +97,9 @@ func (w *walker) eofShare(io *IO, e extent) {
 // walked from the from'th on: loop trip counts and branch odds.
 func (w *walker) factor(from int) float64 {
 	f := 1.0
-	for _, s := range w.scale[from:] {
+	// A file of an array opened in a loop the walk has left
+	// (handleElement) is written after it: no factor of that loop.
+	for _, s := range w.scale[min(from, len(w.scale)):] {
 		f *= s
 	}
 	return f
