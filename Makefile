@@ -16,7 +16,7 @@ DEMO_PACKAGES := gcc libc6-dev openmpi-bin libopenmpi-dev
 # Where `make demo` writes its program, log and page.
 DEMO_DIR  ?= demo/out
 
-.PHONY: all build test demo bench bench-compare bench-prefetch bench-tune bench-store fuzz deps clean
+.PHONY: all build test test-corpus demo bench bench-compare bench-prefetch bench-tune bench-store fuzz deps clean
 .PHONY: vendor-echarts
 
 all: build
@@ -30,6 +30,12 @@ test:
 	sh scripts/debian-packages.sh $(DEBIAN_PACKAGES)
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# Builds and measures every program of the static analysis's training
+# corpus under the collector (go test measures one in six).
+test-corpus:
+	sh scripts/debian-packages.sh $(DEBIAN_PACKAGES)
+	$(GO) test ./static/corpus -run TestMeasureCorpus -all-corpus -timeout 60m
 
 # Records a small MPI program with a known I/O problem and diagnoses it.
 demo:

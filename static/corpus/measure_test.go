@@ -4,8 +4,10 @@ import (
 	"github.com/iolens/iolens/internal/fixture"
 
 	"context"
+	"flag"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -85,16 +87,41 @@ func TestMeasureMPI(t *testing.T) {
 	}
 }
 
-// TestMeasureCorpus builds and measures every corpus program; with -v it
-// prints the measured intensities.
+// allCorpus makes TestMeasureCorpus measure every corpus program (make
+// test-corpus) rather than every corpusStride'th one.
+var allCorpus = flag.Bool("all-corpus", false, "measure every corpus program")
+
+// corpusStride is the share of the corpus TestMeasureCorpus measures by
+// default: one program in corpusStride, spread over the corpus's history,
+// keeps go test within minutes as the corpus grows.
+const corpusStride = 6
+
+// TestMeasureCorpus builds and measures corpus programs, as many at once
+// as the test runs in parallel (-parallel, GOMAXPROCS by default): one in
+// corpusStride, or all of them with -all-corpus. With -v it prints the
+// measured intensities.
 func TestMeasureCorpus(t *testing.T) {
 	c, err := Load(corpusDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !*allCorpus {
+		var some []Program
+		for i, p := range c.Programs {
+			if i%corpusStride == 0 {
+				some = append(some, p)
+			}
+		}
+		c.Programs = some
+	}
+	var mu sync.Mutex
 	var table strings.Builder
+	t.Cleanup(func() {
+		t.Logf("| program | function | calls | wall s | I/O s | intensity |\n|---|---|---|---|---|---|\n%s", table.String())
+	})
 	for _, p := range c.Programs {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			m, err := Measure(context.Background(), p, Options{})
 			if err != nil {
@@ -108,10 +135,11 @@ func TestMeasureCorpus(t *testing.T) {
 				if f.Intensity < 0 || f.Intensity > 1 || f.SelfIO > f.IOTime*(1+1e-9) {
 					t.Errorf("%s = %+v", f.Name, f)
 				}
+				mu.Lock()
 				fmt.Fprintf(&table, "| %s | %s | %d | %.4f | %.4f | %.3f |\n", p.Name, f.Name, f.Calls, f.Wall, f.IOTime, f.Intensity)
+				mu.Unlock()
 			}
 			t.Logf("%s measured in %v", p.Name, time.Since(start).Round(time.Millisecond))
 		})
 	}
-	t.Logf("| program | function | calls | wall s | I/O s | intensity |\n|---|---|---|---|---|---|\n%s", table.String())
 }
