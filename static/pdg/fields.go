@@ -26,7 +26,7 @@ const fieldRounds = 3
 // (cfg.n = N in main; p->np = NPART in an init function). Sizes kept in
 // structures then bound the loops that read them (for (i = 0; i < p->np;
 // i++)). A member stored with different values, updated, or read into is
-// not known.
+// not known; it may still be guessed (guessField, componentDefaults).
 func (b *builder) analyseFields() {
 	assigns := map[string][]fieldAssign{}
 	for _, file := range b.prog.Files {
@@ -120,11 +120,7 @@ func (b *builder) guessField(as []fieldAssign, entry funcDef) (Value, bool) {
 		if a.value == nil {
 			continue
 		}
-		ctx := callContext{}
-		if a.in.f == entry.f {
-			ctx = b.entryBindings(entry)
-		}
-		x := Eval(a.value, b.funcEnv(a.in, ctx))
+		x := b.storedValue(a, entry)
 		if n, ok := x.Int(); !ok || n <= 1 {
 			continue
 		}
@@ -144,11 +140,7 @@ func (b *builder) fieldValue(as []fieldAssign, entry funcDef) (Value, bool) {
 		if a.value == nil {
 			return Value{}, false
 		}
-		ctx := callContext{}
-		if a.in.f == entry.f {
-			ctx = b.entryBindings(entry)
-		}
-		x := Eval(a.value, b.funcEnv(a.in, ctx))
+		x := b.storedValue(a, entry)
 		if x.Kind != Int && x.Kind != Float {
 			return Value{}, false
 		}
@@ -158,6 +150,17 @@ func (b *builder) fieldValue(as []fieldAssign, entry funcDef) (Value, bool) {
 		v = x
 	}
 	return v, len(as) > 0
+}
+
+// storedValue evaluates the value a store puts into a member, in the
+// storing function's context: the entry's bindings for the entry, the
+// generic context otherwise.
+func (b *builder) storedValue(a fieldAssign, entry funcDef) Value {
+	ctx := callContext{}
+	if a.in.f == entry.f {
+		ctx = b.entryBindings(entry)
+	}
+	return Eval(a.value, b.funcEnv(a.in, ctx))
 }
 
 // collectFieldAssigns adds the stores of d into members to assigns, by
