@@ -503,15 +503,15 @@ func (w *walker) communicator(c *ir.Call) {
 	if len(c.Args) < 2 {
 		return
 	}
-	world, ok := c.Args[0].(ir.Ref)
-	world = ir.Ref{Name: strings.ToUpper(world.Name)}
+	r, ok := c.Args[0].(ir.Ref)
+	world := ok && strings.EqualFold(r.Name, "MPI_COMM_WORLD")
 	switch {
 	case strings.EqualFold(c.Callee, "MPI_Comm_rank"):
 		if name := memberOrName(c.Args[1]); name != "" {
 			w.b.rankNames[name] = true
 		}
 		switch {
-		case w.b.opts.Procs == 1 && ok && world.Name == "MPI_COMM_WORLD":
+		case w.b.opts.Procs == 1 && world:
 			w.setOut(c.Args[1], IntValue(0, Argument)) // the only process
 		case w.b.opts.Procs > 1:
 			// Sizes that depend on the rank are rank 0's; branches on
@@ -519,7 +519,7 @@ func (w *walker) communicator(c *ir.Call) {
 			w.setOut(c.Args[1], IntValue(0, Bound))
 		}
 	case strings.EqualFold(c.Callee, "MPI_Comm_size") && w.b.opts.Procs > 0:
-		if ok && world.Name == "MPI_COMM_WORLD" {
+		if world {
 			w.setOut(c.Args[1], IntValue(int64(w.b.opts.Procs), Argument))
 		}
 	}
