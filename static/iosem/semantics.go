@@ -169,6 +169,9 @@ const (
 	// SetChunk gives a dataset creation list chunks of the dimensions
 	// Args[EffectArg] (H5Pset_chunk); their rank is Args[1].
 	SetChunk
+	// CopyPlist creates a copy of the property list Args[EffectArg], with
+	// its filters and chunks (H5Pcopy).
+	CopyPlist
 )
 
 // Binary reports whether a data transfer moves unformatted bytes.

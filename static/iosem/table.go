@@ -120,6 +120,10 @@ func families() []family {
 		{"h5dget_space_f", sem(HDF5, Config, out(1), effect(CopyDataspace, 0))},
 		{"h5sselect_hyperslab_f", sem(HDF5, Config, handle(0), effect(SelectDataspace, 3))},
 		{"H5Pset_chunk h5pset_chunk_f", sem(HDF5, Config, handle(0), effect(SetChunk, 2))},
+		{"H5Pcopy", sem(HDF5, Config, effect(CopyPlist, 0))},
+		{"h5pcopy_f", sem(HDF5, Config, out(1), effect(CopyPlist, 0))},
+		{"H5Scopy", sem(HDF5, Config, effect(CopyDataspace, 0))},
+		{"h5scopy_f", sem(HDF5, Config, out(1), effect(CopyDataspace, 0))},
 		{"H5Pcreate H5Pclose H5Pset_alignment H5Pset_fapl_core H5Pset_fapl_sec2 H5Pset_meta_block_size " +
 			"H5Pset_sieve_buf_size H5Pset_cache H5Pset_all_coll_metadata_ops H5Pset_coll_metadata_write " +
 			"H5Screate H5Sclose H5Sselect_all H5Sselect_none H5Tcopy H5Tclose " +

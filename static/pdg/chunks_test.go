@@ -77,6 +77,44 @@ int main(void) {
 	}
 }
 
+// TestCopiedChunks: a dataset created with a copy of a creation list
+// (H5Pcopy) has the chunks set on the copy, also when a branch not taken
+// for this call would have changed their extents.
+func TestCopiedChunks(t *testing.T) {
+	src := []source{cSrc(`#include <hdf5.h>
+#define NT 3600
+#define NB 480
+static float block[NT * 48];
+static hid_t base;
+static hid_t series(hid_t g, const char *name, int ncol) {
+    hsize_t dims[2] = {NT, (hsize_t)ncol}, chunk[2] = {30, (hsize_t)ncol};
+    if (ncol == 0) chunk[0] = 240;
+    hid_t space = H5Screate_simple(2, dims, NULL);
+    hid_t dcpl = H5Pcopy(base);
+    H5Pset_chunk(dcpl, 2, chunk);
+    hid_t d = H5Dcreate2(g, name, H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    return d;
+}
+int main(void) {
+    base = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t file = H5Fcreate("s.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(file, "pmu", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(series(g, "frequency", NB));
+    hid_t d = H5Dopen2(file, "/pmu/frequency", H5P_DEFAULT);
+    hid_t fs = H5Dget_space(d);
+    hsize_t start[2] = {0, 48}, count[2] = {NT, 48};
+    hid_t ms = H5Screate_simple(2, count, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    H5Dread(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, block); /* block read */
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	// 120 chunks of 30 x 480 floats, 6.9 MB, for 48 of the 480 columns.
+	checkBytes(t, g, src, []bytesWant{{"block read", 3600 * 480 * 4}})
+}
+
 // TestReadToEnd: a loop reading a file to its end by requests of known
 // size runs DefaultReadBytes / request times, at most DefaultReadTrip; a
 // line or a record at a time stays at DefaultReadTrip.

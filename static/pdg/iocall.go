@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -295,6 +296,11 @@ func (w *walker) configure(c *ir.Call, s iosem.Semantics, h *Handle) *Handle {
 		if d := w.handleOf(ex, s.Interface); d != nil {
 			h.Elems = d.Elems
 		}
+	case iosem.CopyPlist:
+		h.Filtered, h.Chunk = false, nil
+		if p := w.handleOf(ex, s.Interface); p != nil {
+			h.Filtered, h.Chunk = p.Filtered, slices.Clone(p.Chunk)
+		}
 	}
 	return h
 }
@@ -397,13 +403,7 @@ func (w *walker) listValues(x ir.Expr, n int64) ([]int64, bool) {
 	if n < 0 {
 		n = int64(len(l.Elems))
 	}
-	stored := false
-	visitStmts(w.d.f.Body, func(s ir.Stmt) {
-		if a, ok := s.(*ir.Assign); ok && a.Target == r.Name {
-			stored = true
-		}
-	})
-	if stored {
+	if w.storedLive(r.Name) {
 		return nil, false
 	}
 	out := make([]int64, n)
@@ -584,3 +584,26 @@ func (w *walker) datatypeSize(x ir.Expr) (int64, bool) {
 
 // unitKey is the key of a Fortran unit number in the builder's unit table.
 func unitKey(n int64) string { return strconv.FormatInt(n, 10) }
+
+// storedLive reports whether the function assigns to name outside the
+// sides of branches the walk knows are not taken ("if (ncol == 0)
+// chunk[0] = 240;" with ncol 480).
+func (w *walker) storedLive(name string) bool {
+	dead := map[ir.Stmt]bool{}
+	stored := false
+	visitStmts(w.d.f.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.If:
+			if c, known := Eval(s.Cond, w.env).Int(); known {
+				side := s.Else
+				if c == 0 {
+					side = s.Then
+				}
+				visitStmts(side, func(d ir.Stmt) { dead[d] = true })
+			}
+		case *ir.Assign:
+			stored = stored || s.Target == name && !dead[s]
+		}
+	})
+	return stored
+}
