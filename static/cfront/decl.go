@@ -30,7 +30,13 @@ func (b *builder) declarator(d int32, base ir.Type) declInfo {
 			info.value = t.child(d, fValue)
 			d = t.child(d, fDeclarator)
 		case kPointerDeclarator, kAbstractPointerDeclarator:
-			info.typ.Pointer++
+			if len(dims) > 0 && !slices.Contains(dims, nil) {
+				// char (*rows)[96]: a pointer to arrays indexes rows of
+				// them, like an array of unknown outer extent.
+				dims = append(dims, nil)
+			} else {
+				info.typ.Pointer++
+			}
 			if outer {
 				for c := t.first(d); c != none; c = t.next(c) {
 					if t.kind(c) == kTypeQualifier && string(t.bytes(c)) == "const" {

@@ -166,6 +166,13 @@ typedef struct { unsigned seq; float ch[NCH]; char name[NAME]; short tag[NTAG - 
 				decl("s", typ("struct", 16), nil),
 				&ir.Decl{Pos: p, Var: &ir.Var{Pos: p, Name: "q", Type: ptr("short", 2, 1), Init: num(0), Const: true}},
 			}},
+		{"pointers to arrays index rows", ir.C,
+			`void f(void) { char (*rows)[96]; char *names[4]; int (*grid)[3][4]; }`,
+			ir.Block{
+				decl("rows", ir.Type{Name: "char", Size: 1, Dims: []ir.Expr{nil, num(96)}}, nil),
+				decl("names", ir.Type{Name: "char", Size: 1, Pointer: 1, Dims: []ir.Expr{num(4)}}, nil),
+				decl("grid", ir.Type{Name: "int", Size: 4, Dims: []ir.Expr{nil, num(3), num(4)}}, nil),
+			}},
 		{"sizeof forms", ir.C,
 			`void f(double v[4]) { n = sizeof(v) + sizeof v[0] + sizeof(int *) + sizeof(struct cell); }`,
 			ir.Block{assign("n", "=", bin("+", bin("+", bin("+",

@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/iolens/iolens/static/ir"
 )
@@ -54,6 +55,24 @@ func (w *walker) extentTrip(l *ir.Loop) (int64, bool) {
 		}
 	})
 	return best, best > 0
+}
+
+// filled reports whether x is a local variable the function steps
+// ("live[nlive++] = ..." under "nlive < cap"): a count of the elements
+// filled so far, which the extent of the array it fills only caps.
+func (w *walker) filled(x ir.Expr) bool {
+	r, ok := x.(ir.Ref)
+	if !ok || w.env.Var(r.Name) == nil || slices.ContainsFunc(w.d.f.Params, func(p *ir.Var) bool { return p.Name == r.Name }) {
+		return false
+	}
+	stepped := false
+	visitStmts(w.d.f.Body, func(s ir.Stmt) {
+		if a, ok := s.(*ir.Assign); ok && a.Target == r.Name {
+			st, known := w.stepOf(a, r.Name).Int()
+			stepped = stepped || known && st > 0
+		}
+	})
+	return stepped
 }
 
 // indexOffset reports whether the subscript x is the variable v plus or

@@ -121,6 +121,29 @@ func (w *walker) definition(name string) (ir.Expr, bool) {
 	return def, n == 1
 }
 
+// drawnVar reports whether x, but for shifts, casts and bit operations
+// with constants, is a local variable the function defines once with a
+// call ("uint64_t h = mix64(seed ^ k)"; then "(h >> 8) % 7"): a draw
+// from a generator or a hash.
+func (w *walker) drawnVar(x ir.Expr) bool {
+	for {
+		switch y := x.(type) {
+		case ir.Cast:
+			x = y.X
+			continue
+		case ir.Binary:
+			if y.Op == ">>" || y.Op == "^" || y.Op == "&" || y.Op == "|" {
+				x = y.L
+				continue
+			}
+		case ir.Ref:
+			def, ok := w.definition(y.Name)
+			return ok && callsIn(def) && !Eval(y, w.env).Known()
+		}
+		return false
+	}
+}
+
 // randomNumber reports whether the function fills the variable name with
 // Fortran's RANDOM_NUMBER.
 func (w *walker) randomNumber(name string) bool {
@@ -166,7 +189,7 @@ func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 			return x, true
 		}
 	case ir.Binary:
-		if x.Op == "%" && callsIn(x.L) {
+		if x.Op == "%" && (callsIn(x.L) || w.drawnVar(x.L)) {
 			if k, ok := Eval(x.R, w.env).Float(); ok && k > 1 {
 				return ir.Float{V: (k - 1) / 2}, true
 			}

@@ -55,10 +55,7 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 		t, f := e.eval(x.T, depth), e.eval(x.F, depth)
 		// An equality seldom holds: the side it guards is the special
 		// case (id == 0 ? 0 : n), not the value the expression has.
-		op := ""
-		if b, ok := x.C.(ir.Binary); ok {
-			op = b.Op
-		}
+		op := e.comparison(x.C)
 		switch {
 		case t.Kind != Unknown && t.equal(f):
 			return t
@@ -116,6 +113,21 @@ func (e *Env) evalIndex(x ir.Index, depth int) Value {
 		return StrValue(e.shared.args[i-1], Argument)
 	}
 	return Value{}
+}
+
+// comparison returns the operator of condition x: its own, or that of
+// the initialiser of the constant it names (const bool last = (m == n -
+// 1)).
+func (e *Env) comparison(x ir.Expr) string {
+	if r, ok := x.(ir.Ref); ok {
+		if v := e.Var(r.Name); v != nil && v.Const {
+			x = v.Init
+		}
+	}
+	if b, ok := x.(ir.Binary); ok {
+		return b.Op
+	}
+	return ""
 }
 
 // tableElement evaluates an element of a constant one-dimensional array

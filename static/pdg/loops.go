@@ -298,6 +298,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 			return DefaultRowTrip, defSrc
 		}
 		if n, ok := w.extentTrip(l); ok {
+			if n > def && w.filled(l.Hi) {
+				return def, defSrc
+			}
 			return n, TripBound
 		}
 		return def, defSrc
@@ -320,11 +323,27 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 			if s, ok := w.env.shapeOf(r.Name); ok {
 				return s.count(), tripSource(s.origin)
 			}
+			if w.elementContainer(r) {
+				// auto &bucket = buckets[key]; for (auto &c : bucket)
+				return DefaultRowTrip, defSrc
+			}
+		case ir.Index:
+			// for (double x : grid[i]) over a row of an array of
+			// known shape, else for (uint32_t r : rels_of[obj][sect]):
+			// one element's list.
+			if s, ok := w.env.shapeOf(baseName(r)); ok && len(s.dims) > len(r.Idx) {
+				n := int64(1)
+				for _, d := range s.dims[len(r.Idx):] {
+					n *= d
+				}
+				return n, tripSource(s.origin)
+			}
+			return DefaultRowTrip, defSrc
 		case ir.Field:
 			if n, ok := w.memberSize(r.Name); ok {
 				return n, TripPropagated
 			}
-			if _, isIndex := r.X.(ir.Index); isIndex || w.isElementLoopVar(r.X) {
+			if w.elementContainer(r) {
 				// for (int r : papers[i].refs), for (auto &e : v.edges)
 				// with v an element an outer loop visits: one element's
 				// list, like a row of a sparse matrix.
@@ -365,7 +384,51 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return n, defSrc
 	}
+	if w.overElement(l) {
+		return DefaultRowTrip, defSrc
+	}
 	return def, defSrc
+}
+
+// overElement reports whether the condition of l tests the size of a
+// container held in one element of another ("q < ra.size()" with "const
+// auto &ra = by_sect[o][s]", "k < objs[i].syms.size()"), whose size the
+// walk does not know.
+func (w *walker) overElement(l *ir.Loop) bool {
+	calls := 0
+	ir.Any(l.Cond, func(x ir.Expr) bool {
+		if _, ok := x.(ir.CallExpr); ok {
+			calls++
+		}
+		return false
+	})
+	for _, st := range l.Body[:min(calls, len(l.Body))] {
+		c, ok := st.(*ir.Call)
+		if !ok {
+			return false
+		}
+		if (c.Callee == "size" || c.Callee == "length") && w.elementContainer(c.Receiver) {
+			return true
+		}
+	}
+	return false
+}
+
+// elementContainer reports whether x is a container held in one element
+// of another: a subscript (lists[i]), a member of one (papers[i].refs,
+// v.edges with v an element an outer loop visits), or a variable bound to
+// one (auto &bucket = buckets[key]).
+func (w *walker) elementContainer(x ir.Expr) bool {
+	switch x := x.(type) {
+	case ir.Index:
+		return true
+	case ir.Field:
+		return isIndex(x.X) || w.isElementLoopVar(x.X)
+	case ir.Ref:
+		v := w.env.Var(x.Name)
+		return v != nil && isIndex(v.Init)
+	}
+	return false
 }
 
 // readRequest returns the bytes the read in a loop's condition, or
@@ -434,7 +497,9 @@ func completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
 				asks = true
 			}
 		case *ir.Assign:
-			if st.Target == counter && st.Op == op {
+			// by what a transfer returned, not by a constant step
+			// (a counted loop over records, "s++").
+			if _, step := st.Value.(ir.Int); st.Target == counter && st.Op == op && !step {
 				counts = true
 			}
 		}
@@ -575,7 +640,16 @@ func tripSource(o Origin) TripSource {
 // earlier value of the variable their result goes to, must not decide it
 // ("while (fread(&x, 8, 1, f) == 1)" after another fread).
 func (w *walker) headQueries(l *ir.Loop) {
-	for _, st := range l.Body {
+	// The front-end puts the condition's calls first in the body, one
+	// per call in the condition; the body's own calls follow.
+	n := 0
+	ir.Any(l.Cond, func(x ir.Expr) bool {
+		if _, ok := x.(ir.CallExpr); ok {
+			n++
+		}
+		return false
+	})
+	for _, st := range l.Body[:min(n, len(l.Body))] {
 		c, ok := st.(*ir.Call)
 		if !ok {
 			return
@@ -918,4 +992,10 @@ func lastIndex[T any](s []T, f func(T) bool) int {
 		}
 	}
 	return -1
+}
+
+// isIndex reports whether x is a subscript (a[i], m[key]).
+func isIndex(x ir.Expr) bool {
+	_, ok := x.(ir.Index)
+	return ok
 }

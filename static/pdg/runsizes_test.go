@@ -320,3 +320,134 @@ int main(void) {
 	}
 	checkBytes(t, g, src, []bytesWant{{"write spin", 4 * 64 * 64}})
 }
+
+// TestRowPointer checks an array of rows allocated through a pointer to
+// arrays (char (*names)[64]): a loop to its unknown count runs at most its
+// rows, not its bytes; a count the function fills under a capacity test
+// runs the default trip count below a larger capacity.
+func TestRowPointer(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void dump(FILE *f, int n) {
+  char (*names)[64] = malloc((size_t)32 * 64);
+  for (int i = 0; i < n; i++) fputs(names[i], f); /* rows */
+  free(names);
+}
+static int collect(FILE *f) {
+  int cap = 4096, n = 0;
+  char (*seen)[96] = malloc((size_t)cap * 96);
+  char line[96];
+  while (fgets(line, sizeof line, f))
+    if (line[0] == '#' && n < cap) strcpy(seen[n++], line);
+  for (int k = 0; k < n; k++) fputs(seen[k], stdout); /* filled */
+  free(seen);
+  return n;
+}
+int main(int argc, char **argv) {
+  FILE *f = fopen("names.txt", "r");
+  dump(stdout, atoi(argv[1])); /* call dump */
+  collect(f); /* call collect */
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	if l := loopVia(t, g, src, []string{"call dump"}, "rows"); l.Trip != 32 {
+		t.Errorf("rows: trip %d (%s), want 32", l.Trip, l.TripSource)
+	}
+	if l := loopVia(t, g, src, []string{"call collect"}, "filled"); l.Trip != DefaultTrip {
+		t.Errorf("filled: trip %d (%s), want %d", l.Trip, l.TripSource, DefaultTrip)
+	}
+}
+
+// TestHashDraws checks remainders of a variable defined by a call (a hash
+// or generator value): they run their mean, and a constant defined as an
+// equality chooses the other side of a conditional.
+func TestHashDraws(t *testing.T) {
+	src := []source{cppSrc(`#include <cstdint>
+#include <cstdio>
+constexpr int kModules = 680;
+uint64_t mix64(uint64_t z) { return (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL; }
+void emit(int m, FILE *f) {
+  uint64_t h = mix64(0xC0FFEEULL + static_cast<uint64_t>(m));
+  const bool runtime = (m == kModules - 1);
+  const int nfunc = runtime ? 48 : 28;
+  for (int k = 0; k < nfunc; k++) fputc('f', f); /* funcs */
+  int ncalls = 3 + static_cast<int>((h >> 8) % 6);
+  for (int c = 0; c < ncalls; c++) fputc('c', f); /* call sites */
+}
+int main() {
+  for (int m = 0; m < kModules; m++) emit(m, stdout); /* call emit */
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		loop string
+		trip int64
+	}{{"funcs", 28}, {"call sites", 5}} {
+		if l := loopVia(t, g, src, []string{"call emit"}, c.loop); l.Trip != c.trip {
+			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
+		}
+	}
+}
+
+// TestElementLists checks loops over containers held in elements of
+// others, whose sizes the walk does not know: they run DefaultRowTrip. A
+// loop over a container of known size whose body queries another
+// container's size still runs the first one's size, and a counted loop
+// writing records is not a loop completing one transfer.
+func TestElementLists(t *testing.T) {
+	src := []source{cppSrc(`#include <cstdint>
+#include <cstdio>
+#include <unordered_map>
+#include <vector>
+struct Obj { std::vector<int> sects; std::vector<int> rels; };
+void fold(const std::vector<Obj> &objs, std::vector<std::vector<std::vector<uint32_t>>> &by, FILE *f) {
+  std::unordered_map<uint64_t, std::vector<int>> buckets;
+  for (size_t o = 0; o < objs.size(); o++) { /* objects */
+    size_t ns = objs[o].sects.size();
+    fwrite(&ns, sizeof ns, 1, f);
+  }
+  for (size_t o = 0; o < objs.size(); o++) {
+    for (uint32_t r : by[o][0]) fputc(r, f); /* element range */
+    const auto &ra = by[o][1];
+    for (size_t q = 0; q < ra.size(); q++) fputc('q', f); /* element size */
+    auto &bucket = buckets[o];
+    for (int c : bucket) fputc(c, f); /* one bucket */
+  }
+}
+int main() {
+  std::vector<Obj> objs(680);
+  std::vector<std::vector<std::vector<uint32_t>>> by(680);
+  fold(objs, by, stdout); /* call fold */
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		loop string
+		trip int64
+	}{{"objects", 680}, {"element range", DefaultRowTrip}, {"element size", DefaultRowTrip}, {"one bucket", DefaultRowTrip}} {
+		if l := loopVia(t, g, src, []string{"call fold"}, c.loop); l.Trip != c.trip {
+			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
+		}
+	}
+}
+
+// TestCountedRecordLoop checks a loop stepping its index by one while
+// writing records indexed by it: it runs its bound (here unknown: the
+// default), not once as a loop completing a short transfer would.
+func TestCountedRecordLoop(t *testing.T) {
+	src := []source{cppSrc(`#include <cstdio>
+#include <vector>
+int main() {
+  std::vector<double> v;
+  double x;
+  while (scanf("%lf", &x) == 1) v.push_back(x);
+  FILE *f = fopen("v.bin", "wb");
+  for (size_t s = 0; s < v.size(); s++) fwrite(&v[s], sizeof(double), 1, f); /* records */
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"records", DefaultTrip}})
+}

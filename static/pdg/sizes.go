@@ -219,10 +219,51 @@ func (e *Env) shapeOf(name string) (shape, bool) {
 			return s, true
 		}
 	}
-	if n, ok := e.elems.m[name]; ok && len(v.Type.Dims) <= 1 {
-		return shape{dims: []int64{n}, origin: Propagated}, true
+	if n, ok := e.elems.m[name]; ok {
+		if len(v.Type.Dims) <= 1 {
+			return shape{dims: []int64{n}, origin: Propagated}, true
+		}
+		if rows, ok := e.rowDims(v.Type); ok && v.Type.Pointer == 0 {
+			return shape{dims: append([]int64{n}, rows...), origin: Propagated}, true
+		}
 	}
 	return shape{}, false
+}
+
+// rowDims returns the known inner extents of an array of unknown outer
+// extent (char (*rows)[96], int a[][4]).
+func (e *Env) rowDims(t ir.Type) ([]int64, bool) {
+	if len(t.Dims) < 2 || t.Dims[0] != nil {
+		return nil, false
+	}
+	dims := make([]int64, 0, len(t.Dims)-1)
+	for _, d := range t.Dims[1:] {
+		n, ok := e.extentValue(d).Int()
+		if d == nil || !ok || n <= 0 {
+			return nil, false
+		}
+		dims = append(dims, n)
+	}
+	return dims, true
+}
+
+// pointeeSize returns the bytes of one element a pointer of type t
+// steps over: the pointed-to type's, or one row of an array of unknown
+// outer extent.
+func (e *Env) pointeeSize(t ir.Type) (int64, bool) {
+	if t.Pointer > 0 {
+		t.Pointer--
+		return baseSize(t)
+	}
+	rows, ok := e.rowDims(t)
+	if !ok {
+		return 0, false
+	}
+	s, ok := baseSize(t)
+	for _, n := range rows {
+		s *= n
+	}
+	return s, ok
 }
 
 // extentValue evaluates one declared dimension (see extent) with the

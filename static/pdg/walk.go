@@ -651,10 +651,8 @@ func (w *walker) allocation(c *ir.Call) float64 {
 	if !ok || bytes <= 0 {
 		return 0
 	}
-	if v := w.env.Var(c.Result); v != nil && v.Type.Pointer > 0 {
-		t := v.Type
-		t.Pointer--
-		if s, ok := baseSize(t); ok && s > 0 {
+	if v := w.env.Var(c.Result); v != nil {
+		if s, ok := w.env.pointeeSize(v.Type); ok && s > 0 {
 			w.env.elems.set(c.Result, bytes/s)
 		}
 	}
