@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"fmt"
 	"maps"
 
 	"github.com/iolens/iolens/static/ir"
@@ -22,6 +23,7 @@ type Env struct {
 	elems  cowMap[string, int64]   // element counts of allocated arrays (malloc, ALLOCATE)
 	shapes cowMap[string, shape]   // extents known at run: ALLOCATE, containers, array arguments
 	calls  cowMap[string, Value]   // result of the latest hoisted call, by callee
+	caps   cowMap[string, capped]  // upper bounds checks gave unknown values (see walker.checkCaps)
 	// setting is the key of the program's own text that the branch being
 	// walked tested, with its value (see walker.keyed).
 	setting setting
@@ -108,6 +110,7 @@ func newEnv(s *shared) *Env {
 		elems:  newCowMap[string, int64](),
 		shapes: newCowMap[string, shape](),
 		calls:  newCowMap[string, Value](),
+		caps:   newCowMap[string, capped](),
 		shared: s,
 	}
 }
@@ -129,11 +132,40 @@ func (e *Env) Set(name string, v Value) {
 			return
 		}
 	}
+	for k, c := range e.caps.m {
+		if mentions(c.x, name) {
+			e.caps.del(k)
+		}
+	}
 	if v.Kind == Unknown {
 		e.vals.del(name)
 		return
 	}
 	e.vals.set(name, v)
+}
+
+// capped is an expression of unknown value that a check bounded: "if
+// (idx[k].bytes > CAP) die(...)" leaves idx[k].bytes at most CAP.
+type capped struct {
+	x ir.Expr
+	v Value
+}
+
+// capKey identifies an expression among the caps.
+func capKey(x ir.Expr) string { return fmt.Sprintf("%#v", x) }
+
+// setCap records that x, of unknown value, is at most v.
+func (e *Env) setCap(x ir.Expr, v Value) {
+	e.caps.set(capKey(x), capped{x: x, v: v.with(Bound)})
+}
+
+// capOf returns the bound a check gave x.
+func (e *Env) capOf(x ir.Expr) (Value, bool) {
+	if len(e.caps.m) == 0 {
+		return Value{}, false
+	}
+	c, ok := e.caps.m[capKey(x)]
+	return c.v, ok
 }
 
 // Kill forgets the value of name.
@@ -183,6 +215,7 @@ func (e *Env) Clone() *Env {
 		elems:   e.elems.share(),
 		shapes:  e.shapes.share(),
 		calls:   e.calls.share(),
+		caps:    e.caps.share(),
 		setting: e.setting,
 		shared:  e.shared,
 	}
@@ -218,6 +251,14 @@ func (e *Env) merge(alts []*Env) {
 		for _, a := range alts[1:] {
 			if t, ok := a.shapes.m[name]; !ok || !t.equal(s) {
 				e.shapes.del(name)
+				break
+			}
+		}
+	}
+	for k, c := range first.caps.m {
+		for _, a := range alts[1:] {
+			if d, ok := a.caps.m[k]; !ok || !d.v.equal(c.v) {
+				e.caps.del(k)
 				break
 			}
 		}

@@ -40,6 +40,9 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 		if v, ok := e.shared.guessed[x.Name]; ok {
 			return v
 		}
+		if v, ok := e.capOf(x); ok {
+			return v
+		}
 	case ir.Unary:
 		return unary(x.Op, e.eval(x.X, depth))
 	case ir.Binary:
@@ -101,7 +104,8 @@ func (e *Env) evalIndex(x ir.Index, depth int) Value {
 		return arr // an array of handles (walker.handleElement)
 	}
 	if arr.Kind != Argv || len(x.Idx) != 1 {
-		return Value{}
+		v, _ := e.capOf(x)
+		return v
 	}
 	i, ok := e.eval(x.Idx[0], depth).Int()
 	switch {

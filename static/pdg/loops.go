@@ -1,8 +1,10 @@
 package pdg
 
 import (
+	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
@@ -39,10 +41,14 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		// A transfer loop's body runs once, with the values from before
 		// the loop: the whole request (n - done, with done 0).
 		carried := w.carriedRemainders(l.Body, eof)
+		scaled := w.scaledMeans(l, n, assigned)
 		for name := range assigned {
 			w.env.Kill(name)
 		}
-		for name, v := range carried {
+		for name, v := range maps.All(carried) {
+			w.env.Set(name, v)
+		}
+		for name, v := range maps.All(scaled) {
 			w.env.Set(name, v)
 		}
 	}
@@ -74,6 +80,78 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	parent.Children = append(parent.Children, n)
+}
+
+// scaledMeans returns the variables of assigned that the body of loop l
+// (node n) of known trip count scales by a constant factor once per
+// iteration ("n /= 2" from level to level of a pyramid), at the mean of
+// the values they take in the body, with origin Bound.
+func (w *walker) scaledMeans(l *ir.Loop, n *Node, assigned map[string]bool) map[string]Value {
+	if n.TripSource == TripDefault || n.TripSource == TripOdds || n.Trip < 1 || n.Trip > 64 {
+		return nil
+	}
+	var out map[string]Value
+	for name := range assigned {
+		start, ok := Eval(ir.Ref{Name: name}, w.env).Int()
+		if !ok || name == l.Var || start == 0 {
+			continue
+		}
+		op, k, ok := w.scaling(l.Body, name)
+		if !ok {
+			continue
+		}
+		sum, v := 0.0, start
+		for range n.Trip {
+			sum += float64(v)
+			if v, _ = intBinary(op, v, k, Bound).Int(); v == 0 {
+				break
+			}
+		}
+		if out == nil {
+			out = map[string]Value{}
+		}
+		out[name] = IntValue(int64(math.Round(sum/float64(n.Trip))), Bound)
+	}
+	return out
+}
+
+// scaling returns the operator ("/", "*", ">>" or "<<") and the constant
+// factor of the one statement of body, at its top level, that changes
+// name ("n /= 2", "n = n * 2"); false when body changes name otherwise.
+func (w *walker) scaling(body ir.Block, name string) (string, int64, bool) {
+	op, k, found := "", int64(0), false
+	for _, st := range body {
+		a, ok := st.(*ir.Assign)
+		if !ok || a.Target != name || a.Partial {
+			continue
+		}
+		o, x := strings.TrimSuffix(a.Op, "="), a.Value
+		if a.Op == "=" {
+			b, isBin := a.Value.(ir.Binary)
+			if !isBin || refName(b.L) != name {
+				return "", 0, false
+			}
+			o, x = b.Op, b.R
+		}
+		f, known := Eval(x, w.env).Int()
+		shift := o == ">>" || o == "<<"
+		if found || !known || f < 1 || f < 2 && !shift || o != "/" && o != "*" && !shift {
+			return "", 0, false
+		}
+		op, k, found = o, f, true
+	}
+	if !found {
+		return "", 0, false
+	}
+	changes := 0
+	visitStmts(body, func(st ir.Stmt) {
+		out := map[string]bool{}
+		w.changes(st, out)
+		if out[name] {
+			changes++
+		}
+	})
+	return op, k, changes == 1
 }
 
 // loopTrip is the trip count of a loop around the statement being walked,

@@ -451,3 +451,79 @@ int main() {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"records", DefaultTrip}})
 }
+
+// TestUnchangedTable checks a local array initialised with a list that the
+// function never changes: its elements are known where it is read, and
+// their mean (rounded) where the index is not.
+func TestUnchangedTable(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define N 8192
+static unsigned crc(const unsigned char *p, size_t n) {
+  unsigned c = 0;
+  for (size_t i = 0; i < n; i++) c ^= p[i]; /* bytes */
+  return c;
+}
+int main(void) {
+  static unsigned char a[N * 8];
+  size_t len[3] = {N * 8, N * 4, N * 4};
+  unsigned c = crc(a, len[0]); /* first */
+  for (int k = 0; k < 3; k++) c ^= crc(a, len[k]); /* each */
+  return (int)c;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		via  []string
+		trip int64
+	}{{[]string{"first"}, 8192 * 8}, {[]string{"each"}, 43691}} {
+		if l := loopVia(t, g, src, c.via[:1], "bytes"); l.Trip != c.trip {
+			t.Errorf("%s: trip %d (%s), want %d", c.via[0], l.Trip, l.TripSource, c.trip)
+		}
+	}
+}
+
+// TestCheckCaps checks values read from a file that a check bounds
+// before use ("if (n > MAX) die(...)"): past the check they stand for the
+// bound, for a variable and for a member of an element alike.
+func TestCheckCaps(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#define MAX_TILES 128
+#define TILE_BYTES 262144
+typedef struct { uint64_t offset; uint32_t bytes, crc; } entry_t;
+static void die(const char *m) { fprintf(stderr, "%s\n", m); exit(1); }
+int main(void) {
+  FILE *f = fopen("p.pyr", "rb");
+  uint32_t n;
+  if (fread(&n, sizeof n, 1, f) != 1) die("trailer");
+  if (n > MAX_TILES) die("corrupt index");
+  entry_t *idx = malloc(4 * MAX_TILES * sizeof(entry_t));
+  if (fread(idx, sizeof(entry_t), n, f) != n) die("index");
+  unsigned char *buf = malloc(4 * TILE_BYTES);
+  for (uint32_t k = 0; k < n; k++) { /* tiles */
+    if (idx[k].bytes > TILE_BYTES) die("tile size");
+    if (fread(buf, 1, idx[k].bytes, f) != idx[k].bytes) die("tile"); /* tile read */
+  }
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkBytes(t, g, src, []bytesWant{{"tile read", 262144}})
+	checkTrips(t, g, src, []tripWant{{"tiles", 128}})
+}
+
+// TestScaledMeans checks a variable a loop of known trip count halves in
+// every iteration: the body sees the mean of the values it takes.
+func TestScaledMeans(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+int main(void) {
+  int n = 2048;
+  for (int level = 0; level < 4; level++) {
+    for (int i = 0; i < n; i++) fputc('x', stdout); /* row */
+    n /= 2;
+  }
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"row", (2048 + 1024 + 512 + 256) / 4}})
+}

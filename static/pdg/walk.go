@@ -81,6 +81,9 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 			break
 		}
 		w.stmt(s, parent)
+		if f, ok := s.(*ir.If); ok && len(f.Else) == 0 && len(f.Then) > 0 && w.leaves(f.Then[len(f.Then)-1]) {
+			w.checkCaps(f.Cond)
+		}
 	}
 	if parent == w.fn && len(blk) > 0 {
 		if r, ok := blk[len(blk)-1].(*ir.Return); ok && r.Value != nil {
@@ -94,6 +97,53 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 				w.resultShape, _ = w.env.shapeOf(ref.Name)
 			}
 		}
+	}
+}
+
+// leaves reports whether st ends the program or returns from the
+// function: the end of a check's failure side.
+func (w *walker) leaves(st ir.Stmt) bool {
+	_, ret := st.(*ir.Return)
+	return ret || w.ends(st)
+}
+
+// checkCaps bounds what a check that leaves the function or the program
+// when it fails tested against a known limit: past "if (n > MAX_TILES)
+// die(...)" an unknown n is at most MAX_TILES, and programs size such
+// limits for the data they expect, so it stands for that limit.
+func (w *walker) checkCaps(cond ir.Expr) {
+	b, ok := cond.(ir.Binary)
+	if !ok {
+		return
+	}
+	x, limit := b.L, b.R
+	switch b.Op {
+	case "||":
+		w.checkCaps(b.L)
+		w.checkCaps(b.R)
+		return
+	case ">", ">=":
+	case "<", "<=":
+		x, limit = b.R, b.L
+	default:
+		return
+	}
+	for {
+		c, ok := x.(ir.Cast)
+		if !ok {
+			break
+		}
+		x = c.X
+	}
+	lv := Eval(limit, w.env)
+	if _, known := lv.Int(); !known || lv.Origin == Bound || Eval(x, w.env).Known() || callsIn(x) {
+		return
+	}
+	switch x := x.(type) {
+	case ir.Ref:
+		w.env.Set(x.Name, lv.with(Bound))
+	case ir.Field, ir.Index:
+		w.env.setCap(x, lv)
 	}
 }
 
@@ -153,6 +203,31 @@ func (w *walker) stmt(s ir.Stmt, parent *Node) {
 	}
 }
 
+// table returns v, or a constant copy of it when v is a one-dimensional
+// array initialised with a list that the function never changes
+// ("size_t len[4] = {...}" read as len[k]): its elements are then known
+// wherever it is read.
+func (w *walker) table(v *ir.Var) *ir.Var {
+	if _, isList := v.Init.(ir.List); !isList || v.Const || len(v.Type.Dims) != 1 || v.Type.Pointer > 0 {
+		return v
+	}
+	changed := false
+	visitStmts(w.d.f.Body, func(s ir.Stmt) {
+		if d, ok := s.(*ir.Decl); ok && d.Var == v {
+			return
+		}
+		out := map[string]bool{}
+		w.changes(s, out)
+		changed = changed || out[v.Name]
+	})
+	if changed {
+		return v
+	}
+	c := *v
+	c.Const = true
+	return &c
+}
+
 func (w *walker) isParam(name string) bool {
 	for _, p := range w.d.f.Params {
 		if p.Name == name {
@@ -176,7 +251,7 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 		}
 		return
 	}
-	w.env.Declare(v)
+	w.env.Declare(w.table(v))
 	if n, ok := w.env.typeSize(v.Type); ok {
 		w.fn.Stack += float64(n)
 	}
