@@ -44,7 +44,8 @@ const (
 // inside a statement, and the conversions of all three (the collector
 // times a whole Fortran I/O statement or stream operation as I/O), syncs,
 // file creations (opens that create or truncate, appends excepted: those
-// usually find the file there), and parallel-I/O calls.
+// usually find the file there) and other changes of directory entries
+// (mkdir, unlink, rename), and parallel-I/O calls.
 func runtimeCost(io *pdg.IO) Params {
 	var p Params
 	op := io.Sem.Op
@@ -56,7 +57,8 @@ func runtimeCost(io *pdg.IO) Params {
 			p.Collective = 1
 		}
 	}
-	if op == iosem.Open && io.File != nil && io.File.Mode&iosem.ModeCreate != 0 && io.File.Mode&iosem.ModeAppend == 0 {
+	if op == iosem.Open && io.File != nil && io.File.Mode&iosem.ModeCreate != 0 && io.File.Mode&iosem.ModeAppend == 0 ||
+		iosem.ChangesNamespace(io.Sem.Routine) {
 		p.Creates = 1
 	}
 	if op == iosem.Sync {

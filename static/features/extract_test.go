@@ -340,3 +340,21 @@ func TestNoEntryCountsRoots(t *testing.T) {
 		t.Errorf("file params %+v", f)
 	}
 }
+
+// TestNamespaceChanges checks that mkdir, rename and unlink count as
+// creations (directory updates) and stat does not.
+func TestNamespaceChanges(t *testing.T) {
+	main := fn("main",
+		forLoop(3, "i", num(0), num(50),
+			call(4, "mkdir", str("d"), num(0755)),
+			call(5, "rename", str("a"), str("b")),
+			call(6, "unlink", str("b")),
+			call(7, "stat", str("d"), ref("st")),
+		),
+	)
+	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
+	p := find(t, blocks, FunctionBlock, "main").Params
+	if p.Creates != 150 || p.Metadata != 200 {
+		t.Errorf("creates %v, metadata %v; want 150 and 200", p.Creates, p.Metadata)
+	}
+}

@@ -37,7 +37,7 @@ type Params struct {
 	Syncs       float64 `json:"syncs"`            // requests forcing data to storage (fsync, MPI_File_sync...)
 	Written     float64 `json:"bytes_written"`    // bytes written (among P3)
 	WriteBack   float64 `json:"write_back"`       // bytes the syncs write back to storage, where the program's writes tell
-	Creates     float64 `json:"creates"`          // opens that create or truncate a file (among the metadata calls)
+	Creates     float64 `json:"creates"`          // opens that create or truncate a file, and other changes of directory entries (among the metadata calls)
 	Parallel    float64 `json:"parallel_calls"`   // MPI-IO, HDF5, PnetCDF and NetCDF calls
 	Collective  float64 `json:"collective_calls"` // collective calls among them
 }

@@ -66,3 +66,17 @@ func IsCollectiveMode(name string) bool {
 // IsUnbuffered reports whether name is the unbuffered mode of setvbuf
 // (_IONBF).
 func IsUnbuffered(name string) bool { return name == "_IONBF" }
+
+// ChangesNamespace reports whether the routine name adds, removes or
+// renames a directory entry (mkdir, unlink, rename and their kin): like
+// the creation of a file, it updates a directory, a journal or a metadata
+// server, not only the inode cache a stat reads.
+func ChangesNamespace(name string) bool {
+	switch normalize(name) {
+	case "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2", "remove",
+		"filesystem::create_directory", "filesystem::create_directories", "filesystem::remove",
+		"filesystem::remove_all", "filesystem::rename":
+		return true
+	}
+	return false
+}
