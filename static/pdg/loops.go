@@ -501,12 +501,22 @@ func (w *walker) elementContainer(x ir.Expr) bool {
 	case ir.Index:
 		return true
 	case ir.Field:
-		return isIndex(x.X) || w.isElementLoopVar(x.X)
+		return isIndex(x.X) || w.isElementLoopVar(x.X) || w.boundToElement(x.X)
 	case ir.Ref:
-		v := w.env.Var(x.Name)
-		return v != nil && isIndex(v.Init)
+		return w.boundToElement(x)
 	}
 	return false
+}
+
+// boundToElement reports whether x is a variable initialised with an
+// element of an array or container (const Object &o = objs[i]).
+func (w *walker) boundToElement(x ir.Expr) bool {
+	r, ok := x.(ir.Ref)
+	if !ok {
+		return false
+	}
+	v := w.env.Var(r.Name)
+	return v != nil && isIndex(v.Init)
 }
 
 // readRequest returns the bytes the read in a loop's condition, or

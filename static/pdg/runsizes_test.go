@@ -414,6 +414,8 @@ void fold(const std::vector<Obj> &objs, std::vector<std::vector<std::vector<uint
     for (size_t q = 0; q < ra.size(); q++) fputc('q', f); /* element size */
     auto &bucket = buckets[o];
     for (int c : bucket) fputc(c, f); /* one bucket */
+    const Obj &ob = objs[o];
+    for (size_t k = 0; k < ob.rels.size(); k++) fputc(ob.rels[k], f); /* member of element */
   }
 }
 int main() {
@@ -426,7 +428,7 @@ int main() {
 	for _, c := range []struct {
 		loop string
 		trip int64
-	}{{"objects", 680}, {"element range", DefaultRowTrip}, {"element size", DefaultRowTrip}, {"one bucket", DefaultRowTrip}} {
+	}{{"objects", 680}, {"element range", DefaultRowTrip}, {"element size", DefaultRowTrip}, {"one bucket", DefaultRowTrip}, {"member of element", DefaultRowTrip}} {
 		if l := loopVia(t, g, src, []string{"call fold"}, c.loop); l.Trip != c.trip {
 			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
 		}
