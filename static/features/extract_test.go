@@ -358,3 +358,19 @@ func TestNamespaceChanges(t *testing.T) {
 		t.Errorf("creates %v, metadata %v; want 150 and 200", p.Creates, p.Metadata)
 	}
 }
+
+// TestAttributesMoveNoData checks that HDF5 attribute writes and reads
+// are no data transfers: attributes reach the file with the metadata.
+func TestAttributesMoveNoData(t *testing.T) {
+	main := fn("main",
+		forLoop(3, "i", num(0), num(50),
+			call(4, "H5Awrite", ref("attr"), ref("H5T_NATIVE_DOUBLE"), ref("v")),
+			call(5, "H5Aread", ref("attr"), ref("H5T_NATIVE_DOUBLE"), ref("v")),
+		),
+	)
+	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
+	p := find(t, blocks, FunctionBlock, "main").Params
+	if p.Calls != 0 || p.Bytes != 0 {
+		t.Errorf("calls %v, bytes %v; want 0 and 0", p.Calls, p.Bytes)
+	}
+}
