@@ -529,3 +529,36 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"row", (2048 + 1024 + 512 + 256) / 4}})
 }
+
+// TestDiagnosticSide checks that a branch side that only reports a failed
+// check on the standard error and counts it is not taken.
+func TestDiagnosticSide(t *testing.T) {
+	src := []source{cppSrc(`#include <cstdio>
+#include <iostream>
+int main() {
+  FILE *f = fopen("v.txt", "w");
+  int bad = 0;
+  for (int i = 0; i < 1000; i++) {
+    int v = i * 7 % 13;
+    if (v > 11) { /* c check */
+      fprintf(stderr, "value %d out of range at %d\n", v, i);
+      bad++;
+    }
+    if (v < 0) std::cerr << "negative " << v << "\n"; /* c++ check */
+    if (v == 3) fprintf(f, "three\n"); /* no report */
+    fprintf(f, "%d\n", v);
+  }
+  fclose(f);
+  return bad;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		marker string
+		taken  int
+	}{{"c check", 1}, {"c++ check", 1}, {"no report", -1}} {
+		file, line := lineOf(t, c.marker, src)
+		if b := nodeAt(g.Entry, BranchNode, file, line); b == nil || b.Taken != c.taken {
+			t.Errorf("%s: branch %+v, want taken %d", c.marker, b, c.taken)
+		}
+	}
+}

@@ -791,6 +791,8 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 			}
 		} else if i, ok := w.errorPath(alts); ok {
 			n.Taken = 1 - i // the program goes on through the other side
+		} else if i := diagnosticSide(alts); i >= 0 {
+			n.Taken = 1 - i // the report of a failed check
 		} else {
 			n.Odds = w.branchOdds(cond)
 			if i, ok := w.leavesLoop(alts); ok && n.Odds == 0 {
@@ -906,6 +908,56 @@ func lastLine(blks []ir.Block) int {
 // never takes.
 func (w *walker) errorPath(alts []ir.Block) (int, bool) {
 	return oneSide(alts, w.ends)
+}
+
+// diagnosticSide returns which of the two alternatives of an if only
+// reports a problem on the standard error (fprintf(stderr, ...), std::cerr
+// << ..., perror) and counts it, when the other does not: the report of a
+// failed check, which a run that goes on does not take. It returns -1
+// when there is no such side.
+func diagnosticSide(alts []ir.Block) int {
+	if len(alts) != 2 {
+		return -1
+	}
+	a, b := onlyDiagnoses(alts[0]), onlyDiagnoses(alts[1])
+	switch {
+	case a && !b:
+		return 0
+	case b && !a:
+		return 1
+	}
+	return -1
+}
+
+// onlyDiagnoses reports whether blk writes to the standard error and
+// otherwise only steps counters or goes on with the next iteration.
+func onlyDiagnoses(blk ir.Block) bool {
+	reports := false
+	for _, st := range blk {
+		switch st := st.(type) {
+		case *ir.Assign:
+			if st.Op == "<<" && (st.Target == "std::cerr" || st.Target == "cerr") {
+				reports = true
+				continue
+			}
+			if st.Op != "+=" && st.Op != "-=" {
+				return false
+			}
+		case *ir.Call:
+			if st.Callee == "perror" || slices.ContainsFunc(st.Args, func(a ir.Expr) bool { return refName(a) == "stderr" }) {
+				reports = true
+				continue
+			}
+			return false
+		case *ir.Jump:
+			if st.Kind != "continue" && st.Kind != "cycle" {
+				return false // a side leaving the loop has its own odds (leaveOdds)
+			}
+		default:
+			return false
+		}
+	}
+	return reports
 }
 
 // leavesLoop returns which of the two alternatives of an if leaves the
