@@ -52,6 +52,12 @@ func runtimeCost(io *pdg.IO) Params {
 	iface := io.Sem.Interface
 	switch iface {
 	case iosem.MPIIO, iosem.HDF5, iosem.PnetCDF, iosem.NetCDF:
+		if iface == iosem.HDF5 && (op == iosem.Config || op == iosem.Stat) {
+			// Property lists, dataspaces, attributes and extents live in
+			// memory until the metadata is flushed: the library's layers
+			// between the program and the file are not crossed.
+			break
+		}
 		p.Parallel = 1
 		if io.Collective || io.Sem.Collective {
 			p.Collective = 1
