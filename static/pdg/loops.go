@@ -473,23 +473,31 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 // auto &ra = by_sect[o][s]", "k < objs[i].syms.size()"), whose size the
 // walk does not know.
 func (w *walker) overElement(l *ir.Loop) bool {
-	calls := 0
+	return slices.ContainsFunc(headCalls(l), func(c *ir.Call) bool {
+		return (c.Callee == "size" || c.Callee == "length") && w.elementContainer(c.Receiver)
+	})
+}
+
+// headCalls returns the calls of the condition of l, which the front-end
+// puts first in the body, one per call in the condition; the body's own
+// calls follow.
+func headCalls(l *ir.Loop) []*ir.Call {
+	n := 0
 	ir.Any(l.Cond, func(x ir.Expr) bool {
 		if _, ok := x.(ir.CallExpr); ok {
-			calls++
+			n++
 		}
 		return false
 	})
-	for _, st := range l.Body[:min(calls, len(l.Body))] {
+	var out []*ir.Call
+	for _, st := range l.Body[:min(n, len(l.Body))] {
 		c, ok := st.(*ir.Call)
 		if !ok {
-			return false
+			break
 		}
-		if (c.Callee == "size" || c.Callee == "length") && w.elementContainer(c.Receiver) {
-			return true
-		}
+		out = append(out, c)
 	}
-	return false
+	return out
 }
 
 // elementContainer reports whether x is a container held in one element
@@ -728,20 +736,7 @@ func tripSource(o Origin) TripSource {
 // earlier value of the variable their result goes to, must not decide it
 // ("while (fread(&x, 8, 1, f) == 1)" after another fread).
 func (w *walker) headQueries(l *ir.Loop) {
-	// The front-end puts the condition's calls first in the body, one
-	// per call in the condition; the body's own calls follow.
-	n := 0
-	ir.Any(l.Cond, func(x ir.Expr) bool {
-		if _, ok := x.(ir.CallExpr); ok {
-			n++
-		}
-		return false
-	})
-	for _, st := range l.Body[:min(n, len(l.Body))] {
-		c, ok := st.(*ir.Call)
-		if !ok {
-			return
-		}
+	for _, c := range headCalls(l) {
 		v, _ := w.containerQuery(c)
 		w.env.calls.set(c.Callee, v)
 		if c.Result != "" && v.Kind == Unknown {

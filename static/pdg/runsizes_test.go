@@ -352,12 +352,8 @@ int main(int argc, char **argv) {
   return 0;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	if l := loopVia(t, g, src, []string{"call dump"}, "rows"); l.Trip != 32 {
-		t.Errorf("rows: trip %d (%s), want 32", l.Trip, l.TripSource)
-	}
-	if l := loopVia(t, g, src, []string{"call collect"}, "filled"); l.Trip != DefaultTrip {
-		t.Errorf("filled: trip %d (%s), want %d", l.Trip, l.TripSource, DefaultTrip)
-	}
+	checkTripsVia(t, g, src, "call dump", []tripWant{{"rows", 32}})
+	checkTripsVia(t, g, src, "call collect", []tripWant{{"filled", DefaultTrip}})
 }
 
 // TestHashDraws checks remainders of a variable defined by a call (a hash
@@ -381,14 +377,7 @@ int main() {
   return 0;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	for _, c := range []struct {
-		loop string
-		trip int64
-	}{{"funcs", 28}, {"call sites", 5}} {
-		if l := loopVia(t, g, src, []string{"call emit"}, c.loop); l.Trip != c.trip {
-			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
-		}
-	}
+	checkTripsVia(t, g, src, "call emit", []tripWant{{"funcs", 28}, {"call sites", 5}})
 }
 
 // TestElementLists checks loops over containers held in elements of
@@ -425,14 +414,7 @@ int main() {
   return 0;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	for _, c := range []struct {
-		loop string
-		trip int64
-	}{{"objects", 680}, {"element range", DefaultRowTrip}, {"element size", DefaultRowTrip}, {"one bucket", DefaultRowTrip}, {"member of element", DefaultRowTrip}} {
-		if l := loopVia(t, g, src, []string{"call fold"}, c.loop); l.Trip != c.trip {
-			t.Errorf("%s: trip %d (%s), want %d", c.loop, l.Trip, l.TripSource, c.trip)
-		}
-	}
+	checkTripsVia(t, g, src, "call fold", []tripWant{{"objects", 680}, {"element range", DefaultRowTrip}, {"element size", DefaultRowTrip}, {"one bucket", DefaultRowTrip}, {"member of element", DefaultRowTrip}})
 }
 
 // TestCountedRecordLoop checks a loop stepping its index by one while
@@ -559,6 +541,17 @@ int main() {
 		file, line := lineOf(t, c.marker, src)
 		if b := nodeAt(g.Entry, BranchNode, file, line); b == nil || b.Taken != c.taken {
 			t.Errorf("%s: branch %+v, want taken %d", c.marker, b, c.taken)
+		}
+	}
+}
+
+// checkTripsVia checks the trip counts of loops in the function called on
+// the line marked via in the entry function.
+func checkTripsVia(t *testing.T, g *Graph, srcs []source, via string, wants []tripWant) {
+	t.Helper()
+	for _, w := range wants {
+		if l := loopVia(t, g, srcs, []string{via}, w.loop); l.Trip != w.trip {
+			t.Errorf("%s: trip %d (%s), want %d", w.loop, l.Trip, l.TripSource, w.trip)
 		}
 	}
 }
