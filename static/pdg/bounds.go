@@ -2,7 +2,6 @@ package pdg
 
 import (
 	"reflect"
-	"slices"
 
 	"github.com/iolens/iolens/static/ir"
 )
@@ -62,7 +61,7 @@ func (w *walker) extentTrip(l *ir.Loop) (int64, bool) {
 // filled so far, which the extent of the array it fills only caps.
 func (w *walker) filled(x ir.Expr) bool {
 	r, ok := x.(ir.Ref)
-	if !ok || w.env.Var(r.Name) == nil || slices.ContainsFunc(w.d.f.Params, func(p *ir.Var) bool { return p.Name == r.Name }) {
+	if !ok || w.env.Var(r.Name) == nil || w.isParam(r.Name) {
 		return false
 	}
 	stepped := false

@@ -128,13 +128,7 @@ func (w *walker) checkCaps(cond ir.Expr) {
 	default:
 		return
 	}
-	for {
-		c, ok := x.(ir.Cast)
-		if !ok {
-			break
-		}
-		x = c.X
-	}
+	x = uncast(x)
 	lv := Eval(limit, w.env)
 	if _, known := lv.Int(); !known || lv.Origin == Bound || Eval(x, w.env).Known() || callsIn(x) {
 		return
