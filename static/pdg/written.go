@@ -293,13 +293,15 @@ func (w *walker) newlines(c *ir.Call, s iosem.Semantics) int64 {
 		return 0
 	}
 	switch s.Size.Kind {
-	case iosem.Format, iosem.Text, iosem.Char:
+	case iosem.Format, iosem.Text:
 		n := count(arg(c, s.Size.Count))
 		if c.Callee == "puts" {
 			n++
 		}
 		return n
-	case iosem.Items:
+	case iosem.Items, iosem.Char:
+		// Every argument but the stream, which counts none: fputc('\n',
+		// f), os.put('\n').
 		var n int64
 		for _, a := range c.Args {
 			n += count(a)

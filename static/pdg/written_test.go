@@ -160,6 +160,38 @@ int main(void) {
   fclose(f);
   return 0;
 }`), 700},
+		{"lines ended by fputc", cSrc(`#include <stdio.h>
+int main(void) {
+  FILE *f = fopen("t.csv", "w");
+  fputs("id,a,b\n", f);
+  for (int i = 0; i < 250; i++) {
+    for (int k = 0; k < 3; k++) fprintf(f, ",%d", i * k);
+    if (fputc('\n', f) == EOF) return 1;
+  }
+  fclose(f);
+  char line[128];
+  f = fopen("t.csv", "r");
+  long s = 0;
+  while (fgets(line, sizeof line, f)) s += line[0]; // read loop
+  fclose(f);
+  return 0;
+}`), 251},
+		{"C++ lines ended by put", cppSrc(`#include <fstream>
+#include <string>
+int main(int argc, char **argv) {
+  std::string p = std::string(argv[1]) + "/d.txt";
+  std::ofstream o(p);
+  for (int i = 0; i < 120; i++) {
+    o << i;
+    o.put('\n');
+  }
+  o.close();
+  std::ifstream in(p);
+  std::string line;
+  long s = 0;
+  while (std::getline(in, line)) s += line.size(); // read loop
+  return 0;
+}`), 120},
 		{"POSIX blocks in an endless loop", cSrc(`#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
