@@ -376,16 +376,23 @@ func (List) expr()      {}
 
 // Any reports whether f holds for x or for any expression inside it (the
 // operands, indices, arguments and items of x, recursively).
-func Any(x Expr, f func(Expr) bool) bool {
+func Any(x Expr, f func(Expr) bool) bool { return anyIn(x, f, true) }
+
+// AnyEvaluated is Any without the operands of sizeof, which are not
+// evaluated: "p = malloc(n * sizeof *p)" does not read p.
+func AnyEvaluated(x Expr, f func(Expr) bool) bool { return anyIn(x, f, false) }
+
+func anyIn(x Expr, f func(Expr) bool, sizeofs bool) bool {
 	if x == nil {
 		return false
 	}
 	if f(x) {
 		return true
 	}
+	in := func(y Expr) bool { return anyIn(y, f, sizeofs) }
 	anyOf := func(xs []Expr) bool {
 		for _, y := range xs {
-			if Any(y, f) {
+			if in(y) {
 				return true
 			}
 		}
@@ -393,25 +400,25 @@ func Any(x Expr, f func(Expr) bool) bool {
 	}
 	switch x := x.(type) {
 	case Index:
-		return Any(x.X, f) || anyOf(x.Idx)
+		return in(x.X) || anyOf(x.Idx)
 	case Field:
-		return Any(x.X, f)
+		return in(x.X)
 	case Unary:
-		return Any(x.X, f)
+		return in(x.X)
 	case Binary:
-		return Any(x.L, f) || Any(x.R, f)
+		return in(x.L) || in(x.R)
 	case Cond:
-		return Any(x.C, f) || Any(x.T, f) || Any(x.F, f)
+		return in(x.C) || in(x.T) || in(x.F)
 	case CallExpr:
 		return anyOf(x.Args)
 	case List:
 		return anyOf(x.Elems)
 	case SizeOf:
-		return Any(x.X, f)
+		return sizeofs && in(x.X)
 	case Cast:
-		return Any(x.X, f)
+		return in(x.X)
 	case ImpliedDo:
-		return anyOf(x.Items) || Any(x.Lo, f) || Any(x.Hi, f) || Any(x.Step, f)
+		return anyOf(x.Items) || in(x.Lo) || in(x.Hi) || in(x.Step)
 	}
 	return false
 }

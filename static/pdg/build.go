@@ -280,7 +280,7 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 	w.walk(d.f.Body, n)
 	n.Result = w.result
 	n.resultShape = w.resultShape
-	n.globalsLeft = w.globalsLeft(d)
+	n.globalsLeft, n.globalShapesLeft = w.globalsLeft(d)
 	if d.file.Lang == ir.Fortran {
 		n.outs = make([]Value, len(d.f.Params))
 		n.outShapes = make([]shape, len(d.f.Params))

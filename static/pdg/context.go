@@ -19,8 +19,10 @@ type callContext struct {
 	// hostShapes are the extents of the host's arrays allocated at run.
 	hostShapes map[string]shape
 	// globals are the followed globals the callee uses with a known
-	// value, by name (see globalUses).
-	globals map[string]Value
+	// value, by name (see globalUses), and globalShapes those arrays
+	// among them with known extents (allocated by another function).
+	globals      map[string]Value
+	globalShapes map[string]shape
 }
 
 // key spells the context for Node.Context: the parameter values in order
@@ -39,7 +41,7 @@ func (c callContext) key() string {
 		}
 	}
 	key := strings.Join(parts, ",")
-	if len(c.host) > 0 || len(c.hostShapes) > 0 || len(c.globals) > 0 {
+	if len(c.host) > 0 || len(c.hostShapes) > 0 || len(c.globals) > 0 || len(c.globalShapes) > 0 {
 		var names []string
 		for name, v := range c.host {
 			names = append(names, name+"="+contextKey(v))
@@ -49,6 +51,9 @@ func (c callContext) key() string {
 		}
 		for name, s := range c.hostShapes {
 			names = append(names, name+"="+s.key())
+		}
+		for name, s := range c.globalShapes {
+			names = append(names, "::"+name+"="+s.key())
 		}
 		slices.Sort(names)
 		key += ";" + strings.Join(names, ",")
@@ -130,7 +135,7 @@ func (w *walker) callContext(d funcDef, c *ir.Call) callContext {
 	if h := w.b.hostOf(d.f); h != nil {
 		ctx.host, ctx.hostShapes = w.hostValues(h, d)
 	}
-	ctx.globals = w.globalsFor(d)
+	ctx.globals, ctx.globalShapes = w.globalsFor(d)
 	return ctx
 }
 

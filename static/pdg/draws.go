@@ -163,7 +163,8 @@ const maxDrawDepth = 4
 // (rng() % K, and a variable the function defines once as an
 // expression holding one) replaced by the remainder's mean, (K-1)/2:
 // "1 + rng() % 6" authors a paper, "3 + rand() % kMaxRefs" references.
-// It reports false when x holds no such remainder.
+// A share of a sum stands for its mean too (shareMean). It reports false
+// when x holds no such remainder or share.
 func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 	if depth > maxDrawDepth {
 		return x, false
@@ -189,6 +190,9 @@ func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 			return x, true
 		}
 	case ir.Binary:
+		if v, ok := w.shareMean(x); ok {
+			return ir.Float{V: v}, true
+		}
 		if x.Op == "%" && (callsIn(x.L) || w.drawnVar(x.L)) {
 			if k, ok := Eval(x.R, w.env).Float(); ok && k > 1 {
 				return ir.Float{V: (k - 1) / 2}, true

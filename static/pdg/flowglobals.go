@@ -137,35 +137,51 @@ func (b *builder) initialGlobals() map[string]Value {
 }
 
 // globalsFor returns the values the caller's environment holds of the
-// followed globals d uses, nil when none is known.
-func (w *walker) globalsFor(d funcDef) map[string]Value {
-	var out map[string]Value
+// followed globals d uses, and the extents of those that are arrays; nil
+// when none is known.
+func (w *walker) globalsFor(d funcDef) (map[string]Value, map[string]shape) {
+	var vals map[string]Value
+	var shapes map[string]shape
 	for name := range w.b.globalUses(d).reads {
+		if s, ok := w.env.allocatedShape(name); ok {
+			if shapes == nil {
+				shapes = map[string]shape{}
+			}
+			shapes[name] = s
+		}
 		v := Eval(ir.Ref{Name: name}, w.env)
 		if v.Kind == Unknown || v.Kind == Sym {
 			continue
 		}
-		if out == nil {
-			out = map[string]Value{}
+		if vals == nil {
+			vals = map[string]Value{}
 		}
-		out[name] = v
+		vals[name] = v
 	}
-	return out
+	return vals, shapes
 }
 
 // globalsLeft returns the values the environment holds, at the end of
-// the walk of d, of the followed globals d may assign.
-func (w *walker) globalsLeft(d funcDef) map[string]Value {
-	out := map[string]Value{}
+// the walk of d, of the followed globals d may assign, and the extents of
+// those that are arrays of known extents.
+func (w *walker) globalsLeft(d funcDef) (map[string]Value, map[string]shape) {
+	vals := map[string]Value{}
+	var shapes map[string]shape
 	for name := range w.b.globalUses(d).writes {
-		out[name] = Eval(ir.Ref{Name: name}, w.env)
+		vals[name] = Eval(ir.Ref{Name: name}, w.env)
+		if s, ok := w.env.allocatedShape(name); ok {
+			if shapes == nil {
+				shapes = map[string]shape{}
+			}
+			shapes[name] = s
+		}
 	}
-	return out
+	return vals, shapes
 }
 
 // calleeGlobals gives the followed globals a call of d may assign the
-// values the callee left in them (target, nil for a call not followed:
-// they are forgotten).
+// values and extents the callee left in them (target, nil for a call not
+// followed: they are forgotten).
 func (w *walker) calleeGlobals(d funcDef, target *Node) {
 	for name := range w.b.globalUses(d).writes {
 		var v Value
@@ -173,5 +189,20 @@ func (w *walker) calleeGlobals(d funcDef, target *Node) {
 			v = target.globalsLeft[name]
 		}
 		w.env.Set(name, v)
+		if s, ok := target.shapeLeft(name); ok {
+			w.env.setShape(name, s)
+		} else {
+			w.env.forgetShape(name)
+		}
 	}
+}
+
+// shapeLeft returns the extents the instance n leaves in the followed
+// global array name.
+func (n *Node) shapeLeft(name string) (shape, bool) {
+	if n == nil {
+		return shape{}, false
+	}
+	s, ok := n.globalShapesLeft[name]
+	return s, ok
 }

@@ -173,7 +173,7 @@ func globalAssigns(d funcDef, vars map[string]*ir.Var) map[string][]globalAssign
 			} else {
 				add(s.Target, nil)
 			}
-			if as := out[s.Target]; len(as) > 0 && !s.Partial && (s.Op != "=" || mentions(s.Value, s.Target)) {
+			if as := out[s.Target]; len(as) > 0 && !s.Partial && (s.Op != "=" || reads(s.Value, s.Target)) {
 				as[len(as)-1].self = true
 			}
 		case *ir.Call:
@@ -226,6 +226,9 @@ func (b *builder) funcEnv(d funcDef, ctx callContext) *Env {
 	b.declareMembers(env, d.f.Members)
 	for name, v := range ctx.globals {
 		env.Set(name, passed(v))
+	}
+	for name, s := range ctx.globalShapes {
+		env.setShape(name, s)
 	}
 	for i, p := range d.f.Params {
 		env.Declare(p)

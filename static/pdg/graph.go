@@ -278,6 +278,9 @@ type Node struct {
 	// globalsLeft are the values the instance leaves in the followed
 	// globals it may assign (see globalUses), by name.
 	globalsLeft map[string]Value
+	// globalShapesLeft are the extents of the arrays among them, when
+	// known at the end of the instance.
+	globalShapesLeft map[string]shape
 	// resultShape is the extents of the container or array the instance
 	// returns, when known.
 	resultShape shape

@@ -3,6 +3,7 @@ package pdg
 import (
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -37,6 +38,10 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	tallies := w.startTallies(l, n, assigned)
+	sums := w.startSums(l, n, assigned)
+	for name := range assigned {
+		delete(w.sums, name)
+	}
 	if n.TripSource != TripTransfer {
 		// A transfer loop's body runs once, with the values from before
 		// the loop: the whole request (n - done, with done 0).
@@ -54,7 +59,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	}
 	w.markSeeks(l.Body)
 	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault || n.TripSource == TripOdds, body: l.Body,
-		v: l.Var, step: l.Step, values: w.loopValues(l, n), eof: eof})
+		v: l.Var, step: l.Step, hi: l.Hi, inclusive: l.Inclusive, values: w.loopValues(l, n), eof: eof})
 	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)
 	w.scale = w.scale[:len(w.scale)-1]
@@ -66,6 +71,12 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	w.endTallies(tallies)
+	for name, s := range sums {
+		if w.sums == nil {
+			w.sums = map[string]sum{}
+		}
+		w.sums[name] = s
+	}
 	if n.TripSource == TripTransfer {
 		// The request is complete: done is n, left is 0.
 		if counter, final, ok := completesTransfer(l); ok {
@@ -73,9 +84,12 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	if len(n.Children) == 0 {
-		if l.Var != "" && storesOnly(l.Body, l.Var) {
+		switch {
+		case chainedLoad(l.Body):
+			n.Work += LoadLatency
+		case l.Var != "" && storesOnly(l.Body, l.Var):
 			n.Work /= VectorWidth
-		} else {
+		default:
 			n.Work /= StraightLineOpsPerCycle
 		}
 	}
@@ -163,6 +177,9 @@ type loopTrip struct {
 	body ir.Block
 	v    string
 	step ir.Expr // of a counted loop; nil: 1
+	// hi and inclusive are the bound of a counted loop (nil: none).
+	hi        ir.Expr
+	inclusive bool
 	// values are the values the variable of a counted loop with known
 	// bounds takes; the zero span otherwise.
 	values span
@@ -283,6 +300,33 @@ func (w *walker) nestedTrip(l *ir.Loop, step Value) (int64, bool) {
 	return n, ok && n > 0
 }
 
+// triangularTrip returns the mean trip count of a loop from past the
+// variable of a loop around it to the same bound, "for (a = 0; a < n;
+// a++) for (b = a + 1; b < n; b++)", when that outer loop's count is
+// known (from the extent of the arrays it indexes, say) and n is not:
+// half the outer count, less the offset. outerDef reports an outer
+// count that is itself a default.
+func (w *walker) triangularTrip(l *ir.Loop) (n int64, outerDef, ok bool) {
+	unit := func(step ir.Expr) bool {
+		c, ok := step.(ir.Int)
+		return step == nil || ok && c.V == 1
+	}
+	if !unit(l.Step) {
+		return 0, false, false
+	}
+	for _, t := range slices.Backward(w.trips) {
+		if t.v == "" || t.hi == nil || !unit(t.step) || t.inclusive != l.Inclusive || !reflect.DeepEqual(t.hi, l.Hi) {
+			continue
+		}
+		off, ok := indexOffset(l.Lo, t.v)
+		if !ok || off < 0 {
+			return 0, false, false
+		}
+		return max(1, (t.n+1)/2-off), t.def, true
+	}
+	return 0, false, false
+}
+
 // outerInit returns the initialiser of the variable x names when it
 // depends on the variable of a counted loop around ("long e = i + blk <
 // n ? i + blk : n" in the body of a loop over i), else x.
@@ -310,6 +354,37 @@ const VectorWidth = 8
 // such loops keep several independent operations in flight, where code
 // with calls and branches retires about one.
 const StraightLineOpsPerCycle = 2
+
+// LoadLatency is the cycles a load from the first-level cache takes. An
+// iteration that cannot load before the previous one has finished (see
+// chainedLoad) waits that long, besides its operations.
+const LoadLatency = 4
+
+// chainedLoad reports whether an iteration of body loads from an address
+// computed from what the previous iteration loaded: a scalar assigned
+// from an element it indexes with ("c = tab[(c ^ b[i]) & 0xff] ^ (c >>
+// 8)", a table-driven CRC) or a member it reaches through ("p =
+// p->next"). Such a loop runs at the latency of its loads, one after the
+// other.
+func chainedLoad(body ir.Block) bool {
+	chained := false
+	visitStmts(body, func(s ir.Stmt) {
+		a, ok := s.(*ir.Assign)
+		if !ok || a.Partial || chained {
+			return
+		}
+		chained = ir.AnyEvaluated(a.Value, func(x ir.Expr) bool {
+			switch x := x.(type) {
+			case ir.Index:
+				return slices.ContainsFunc(x.Idx, func(i ir.Expr) bool { return reads(i, a.Target) })
+			case ir.Field:
+				return reads(x.X, a.Target)
+			}
+			return false
+		})
+	})
+	return chained
+}
 
 // storesOnly reports whether body is made only of assignments to array
 // elements computed from the loop variable v: no scalar updates
@@ -364,6 +439,12 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 			return n, tripSource(o)
 		}
 		if n, ok := w.nestedTrip(l, step); ok {
+			return n, TripBound
+		}
+		if n, outerDef, ok := w.triangularTrip(l); ok {
+			if outerDef {
+				return n, defSrc
+			}
 			return n, TripBound
 		}
 		if hi, ok := w.drawMeans(l.Hi, 0); ok {
@@ -436,6 +517,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 			return 1, TripLiteral
 		}
 		return 0, TripLiteral
+	}
+	if n, ok := w.flagTrip(l); ok {
+		return n, TripOdds
 	}
 	if n, o, ok := w.induction(l); ok {
 		if l.Kind == ir.DoWhile {
@@ -812,6 +896,18 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 		return w.nestedCount(l, r.Name, op, boundX)
 	}
 	start, bound := Eval(r, w.env), Eval(boundX, w.env)
+	if !bound.Known() {
+		if m, ok := w.drawMeans(boundX, 0); ok {
+			n, _, ok := inductionCount(op, start, Eval(m, w.env), step)
+			return n, Bound, ok
+		}
+	}
+	return inductionCount(op, start, bound, step)
+}
+
+// inductionCount returns the trip count of a loop testing "v op bound"
+// with v from start by step.
+func inductionCount(op string, start, bound, step Value) (int64, Origin, bool) {
 	s, _ := step.Int()
 	switch {
 	case (op == "<" || op == "!=") && s > 0:
@@ -1053,6 +1149,15 @@ func arg(c *ir.Call, i int) ir.Expr {
 // mentions reports whether expression x refers to the variable name.
 func mentions(x ir.Expr, name string) bool {
 	return ir.Any(x, func(y ir.Expr) bool {
+		r, ok := y.(ir.Ref)
+		return ok && r.Name == name
+	})
+}
+
+// reads reports whether evaluating x reads the variable name: a mention
+// outside the operand of sizeof.
+func reads(x ir.Expr, name string) bool {
+	return ir.AnyEvaluated(x, func(y ir.Expr) bool {
 		r, ok := y.(ir.Ref)
 		return ok && r.Name == name
 	})

@@ -190,6 +190,18 @@ func (e *Env) bufferSize(x ir.Expr) (int64, bool) {
 	return 0, false
 }
 
+// allocatedShape returns the extents of the array name when the walk
+// gave it extents (an allocation, a resize, a binding), not when they
+// come from its declared type alone.
+func (e *Env) allocatedShape(name string) (shape, bool) {
+	_, shaped := e.shapes.m[name]
+	_, counted := e.elems.m[name]
+	if !shaped && !counted {
+		return shape{}, false
+	}
+	return e.shapeOf(name)
+}
+
 // shapeOf returns the extents of the array or container name: those
 // recorded at run (ALLOCATE, a container's construction or resize, an
 // array argument), its declared extents when they evaluate, or the

@@ -53,6 +53,9 @@ type walker struct {
 	// tallies are the counters the loops being walked step (see
 	// startTallies), by name.
 	tallies map[string]*tally
+	// sums are the variables counted loops added one term to per
+	// iteration (see startSums), by name.
+	sums map[string]sum
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
@@ -273,6 +276,26 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 		w.containerDecl(v)
 	}
 	w.returnedShape(v.Name, v.Init)
+	if v.Type.Pointer > 0 && len(v.Type.Dims) == 0 {
+		w.rowShape(v.Name, v.Init)
+	}
+}
+
+// rowShape gives the pointer name, initialised with a row of an array of
+// known extents ("const int *idx = clist[c][d]" with clist[3][5][32]),
+// the extents of that row.
+func (w *walker) rowShape(name string, init ir.Expr) {
+	ix, ok := uncast(init).(ir.Index)
+	if !ok {
+		return
+	}
+	r, ok := ix.X.(ir.Ref)
+	if !ok {
+		return
+	}
+	if s, ok := w.env.shapeOf(r.Name); ok && len(s.dims) > len(ix.Idx) {
+		w.env.setShape(name, shape{dims: slices.Clone(s.dims[len(ix.Idx):]), origin: s.origin})
+	}
 }
 
 // returnedShape gives name, initialised or assigned with the result of a
@@ -993,6 +1016,9 @@ func oneSide(alts []ir.Block, ends func(ir.Stmt) bool) (int, bool) {
 // which holds at most as often as both together.
 func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if c, ok := cond.(ir.Binary); ok && c.Op == "&&" {
+		if o := w.windowOdds(c); o > 0 {
+			return o
+		}
 		l, r := w.branchOdds(c.L), w.branchOdds(c.R)
 		switch {
 		case l > 0 && r > 0:

@@ -1,0 +1,176 @@
+package pdg
+
+import (
+	"testing"
+)
+
+// TestTriangularLoops checks a loop from past the variable of a loop
+// around to the same unknown bound: half the outer count, less the
+// offset, when the outer count comes from the extent of the arrays it
+// indexes.
+func TestTriangularLoops(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+#define MAXC 32
+int main(void) {
+  double d[MAXC];
+  int n = rand();
+  long s = 0;
+  for (int a = 0; a < n; a++) { /* outer */
+    d[a] = a;
+    for (int q = a + 1; q < n; q++) s += d[q] < d[a]; /* next */
+    for (int q = a + 2; q < n; q++) s++; /* two after */
+  }
+  return (int)s;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"outer", 32}, {"next", 15}, {"two after", 14}})
+}
+
+// TestShareOfSum checks a count proportional to a share of a sum, "total
+// * w[p] / wsum" with wsum the sum of the w over a counted loop: total
+// over the number of terms, whichever way the product is written.
+func TestShareOfSum(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define NB 120000
+#define NP 320
+typedef struct { double turnout; int id; } precinct;
+static precinct prec[NP];
+static double wt[NP];
+int main(void) {
+  double wsum = 0, tsum = 0;
+  for (int p = 0; p < NP; p++) wsum += prec[p].turnout;
+  for (int p = 0; p < NP; p++) tsum = tsum + wt[p];
+  long s = 0, b = 0;
+  for (int p = 0; p < NP; p++) {
+    long nb = (long)(NB * prec[p].turnout / wsum);
+    for (long i = 0; i < nb; i++, b++) s += i; /* ballots */
+    for (long i = 0; i < (long)(640 * (wt[p] / tsum)); i++) s++; /* weights */
+    for (long i = 0; i < (long)(NB * wt[p] / wsum); i++) s++; /* other sum */
+  }
+  printf("%ld\n", s);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"ballots", 375}, {"weights", 2}, {"other sum", DefaultTrip}})
+}
+
+// TestRowPointer checks a pointer initialised with a row of an array of
+// known extents: loops indexing it are bounded by the row's extent.
+func TestRowPointerExtent(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+#define NC 3
+#define MAXCAND 32
+static int clist[NC][5][MAXCAND], nclist[NC][5];
+int main(void) {
+  const int *idx = clist[1][2];
+  int n = nclist[1][2];
+  long s = 0;
+  for (int k = 0; k < n; k++) s += idx[k]; /* row */
+  return (int)s;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"row", 32}})
+}
+
+// TestGlobalArrayExtents checks a global array one function allocates and
+// another loops over up to an unknown count: the loop is bounded by the
+// allocation, which "sizeof *bp" in it does not make an update of bp.
+func TestGlobalArrayExtents(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+#define NB 120000
+static int *bp;
+static long nb;
+static void load(void) {
+  bp = calloc(NB + 10, sizeof *bp);
+  nb = 0;
+  for (long i = 0; i < NB; i++) { long b = rand(); if (b + 1 > nb) nb = b + 1; bp[i] = 1; }
+}
+static long tab(void) {
+  long s = 0;
+  for (long b = 0; b < nb; b++) s += bp[b]; /* ballots */
+  return s;
+}
+int main(void) {
+  load();
+  printf("%ld\n", tab()); /* tabulate */
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTripsVia(t, g, src, "tabulate", []tripWant{{"ballots", 120010}})
+}
+
+// TestFlagLoops checks a loop whose condition also tests a flag its body
+// sets past a skip of unknown odds: two iterations on average, at most
+// the count; a flag set under a condition keeps the count.
+func TestFlagLoops(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+#define NRANK 5
+int main(void) {
+  unsigned char v[NRANK];
+  int first = -1, found = 0, last = -1;
+  for (int r = 0; r < NRANK; r++) v[r] = rand();
+  for (int r = 0; r < NRANK && first < 0; r++) { /* first choice */
+    if (v[r] == 0) continue;
+    first = v[r] - 1;
+  }
+  for (int r = 0; r < NRANK && !found; r++) { /* set once */
+    found = 1;
+  }
+  for (int r = 0; r < NRANK && last < 0; r++) { /* conditional */
+    if (v[r] > 3) last = r;
+  }
+  return first + found + last;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"first choice", 2}, {"set once", 1}, {"conditional", 5}})
+}
+
+// TestWindowOdds checks a condition keeping the variable of a counted
+// loop in a window below an unknown bound, "i < j && i + w >= j": w of
+// the loop's values, one when w is not known.
+func TestWindowOdds(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  int j = rand(), v = rand();
+  for (int i = 0; i < 1000; i++) {
+    if (i < j && i + 2 >= j) putchar('a'); /* fixed width */
+    if (i + v >= j && i < j) putchar('b'); /* open width */
+    if (i <= j && i + 4 > j) putchar('c'); /* inclusive */
+  }
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{
+		{"fixed width", 0.002}, {"open width", 0.001}, {"inclusive", 0.004}})
+}
+
+// TestChainedLoads checks the work of an innermost loop whose loads wait
+// for the previous iteration's: a table-driven CRC and a list walk take
+// their operations plus LoadLatency per iteration, where an independent
+// sum retires StraightLineOpsPerCycle operations per cycle.
+func TestChainedLoads(t *testing.T) {
+	src := []source{cSrc(`#include <stdint.h>
+#include <stddef.h>
+typedef struct node { struct node *next; int v; } node;
+static uint32_t tab[256];
+static uint8_t buf[4096];
+int main(void) {
+  uint32_t c = 0xffffffffu, s = 0;
+  for (int i = 0; i < 4096; i++) c = tab[(c ^ buf[i]) & 0xff] ^ (c >> 8); /* crc */
+  for (int i = 0; i < 4096; i++) s = s + (buf[i] ^ (s >> 8)); /* sum */
+  node *p = NULL;
+  for (int i = 0; i < 4096 && p; i++) p = p->next; /* walk */
+  return (int)(c + s);
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		loop string
+		work float64
+	}{{"crc", 4 + LoadLatency}, {"sum", 5.0 / StraightLineOpsPerCycle}, {"walk", 6 + LoadLatency}} {
+		if l := entryLoop(t, g, src, tc.loop); l.Work != tc.work {
+			t.Errorf("%s: work %v per iteration, want %v", tc.loop, l.Work, tc.work)
+		}
+	}
+}
