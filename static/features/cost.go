@@ -62,6 +62,9 @@ func runtimeCost(io *pdg.IO) Params {
 		if io.Collective || io.Sem.Collective {
 			p.Collective = 1
 		}
+		if op == iosem.Open && io.Parallel {
+			p.ParallelOpens = 1
+		}
 	}
 	if op == iosem.Open && io.File != nil && io.File.Mode&iosem.ModeCreate != 0 && io.File.Mode&iosem.ModeAppend == 0 ||
 		iosem.ChangesNamespace(io.Sem.Routine) {

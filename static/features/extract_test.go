@@ -375,3 +375,20 @@ func TestAttributesMoveNoData(t *testing.T) {
 		t.Errorf("calls %v, bytes %v, parallel calls %v; want 0, 0 and 0", p.Calls, p.Bytes, p.Parallel)
 	}
 }
+
+// TestParallelOpens checks that opens through MPI-IO count among the
+// parallel opens, and POSIX opens do not.
+func TestParallelOpens(t *testing.T) {
+	main := fn("main",
+		forLoop(3, "i", num(0), num(20),
+			call(4, "MPI_File_open", ref("MPI_COMM_WORLD"), str("a.dat"), ref("MPI_MODE_RDONLY"), ref("MPI_INFO_NULL"), addr("fh")),
+			call(5, "MPI_File_close", addr("fh")),
+			call(6, "open", str("b.dat"), ref("O_RDONLY")),
+		),
+	)
+	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
+	p := find(t, blocks, FunctionBlock, "main").Params
+	if p.ParallelOpens != 20 || p.Parallel != 40 {
+		t.Errorf("parallel opens %v, parallel calls %v; want 20 and 40", p.ParallelOpens, p.Parallel)
+	}
+}

@@ -40,6 +40,8 @@ type Params struct {
 	Creates     float64 `json:"creates"`          // opens that create or truncate a file, and other changes of directory entries (among the metadata calls)
 	Parallel    float64 `json:"parallel_calls"`   // MPI-IO, HDF5, PnetCDF and NetCDF calls
 	Collective  float64 `json:"collective_calls"` // collective calls among them
+	// ParallelOpens are the opens among them that go through MPI-IO.
+	ParallelOpens float64 `json:"parallel_opens"`
 }
 
 // Add adds the parameters of a child block to p: sums for the counts,
@@ -74,6 +76,7 @@ func (p *Params) Add(c Params) {
 	p.Creates += c.Creates
 	p.Parallel += c.Parallel
 	p.Collective += c.Collective
+	p.ParallelOpens += c.ParallelOpens
 }
 
 // Scale multiplies the dynamic counts of p by n (a loop's trip count);
@@ -101,6 +104,7 @@ func (p *Params) Scale(n float64) {
 	p.Creates *= n
 	p.Parallel *= n
 	p.Collective *= n
+	p.ParallelOpens *= n
 }
 
 // HasIO reports whether the block does any I/O.
