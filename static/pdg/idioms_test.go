@@ -174,3 +174,44 @@ int main(void) {
 		}
 	}
 }
+
+// TestChunkedTransfer checks a loop completing a transfer in pieces of at
+// most K: the request over K iterations, K bytes each; a request that
+// fits runs once.
+func TestChunkedTransfer(t *testing.T) {
+	src := []source{cSrc(`#include <stddef.h>
+#include <fcntl.h>
+#include <unistd.h>
+#define CHUNK 4096
+static char big[40000];
+static void write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    size_t want = n > CHUNK ? CHUNK : n;
+    ssize_t w = write(fd, p, want); /* piece */
+    if (w < 0) return;
+    p += w; n -= (size_t)w;
+  }
+}
+int main(void) {
+  int fd = open("out.bin", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  write_all(fd, big, sizeof big); /* whole */
+  write_all(fd, big, 100); /* small */
+  close(fd);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		via         string
+		trip, bytes int64
+	}{{"whole", 10, 4096}, {"small", 1, 100}} {
+		l := loopVia(t, g, src, []string{tc.via}, "while (n > 0)")
+		file, line := lineOf(t, "piece", src)
+		io := nodeAt(l, IONode, file, line)
+		if io == nil {
+			t.Fatalf("%s: no write in the loop", tc.via)
+		}
+		if l.Trip != tc.trip || io.IO.Bytes != tc.bytes {
+			t.Errorf("%s: %d trips (%s) of %d bytes, want %d of %d", tc.via, l.Trip, l.TripSource, io.IO.Bytes, tc.trip, tc.bytes)
+		}
+	}
+}

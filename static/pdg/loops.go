@@ -527,8 +527,8 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return n, tripSource(o)
 	}
-	if _, _, ok := completesTransfer(l); ok {
-		return 1, TripTransfer
+	if counter, final, ok := completesTransfer(l); ok {
+		return w.transferTrips(l, counter, final), TripTransfer
 	}
 	if n, ok := w.eofTrip(l); ok {
 		return n, TripWritten
@@ -670,10 +670,19 @@ func completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
 		return "", nil, false
 	}
 	var asks, counts bool
+	// sized are the locals the body sizes a request with from the
+	// counter: "size_t want = n > CHUNK ? CHUNK : n".
+	sized := map[string]bool{counter: true}
 	visitStmts(l.Body, func(st ir.Stmt) {
 		switch st := st.(type) {
+		case *ir.Decl:
+			if mentions(st.Var.Init, counter) {
+				sized[st.Var.Name] = true
+			}
 		case *ir.Call:
-			if s, ok := iosem.Lookup(st.Callee); ok && s.Op.IsData() && slices.ContainsFunc(st.Args, func(a ir.Expr) bool { return mentions(a, counter) }) {
+			if s, ok := iosem.Lookup(st.Callee); ok && s.Op.IsData() && slices.ContainsFunc(st.Args, func(a ir.Expr) bool {
+				return ir.Any(a, func(x ir.Expr) bool { r, ok := x.(ir.Ref); return ok && sized[r.Name] })
+			}) {
 				asks = true
 			}
 		case *ir.Assign:
@@ -685,6 +694,66 @@ func completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
 		}
 	})
 	return counter, final, asks && counts
+}
+
+// transferTrips returns the trip count of a transfer loop (see
+// completesTransfer): one, or the chunks of a request the body cuts in
+// pieces of at most K ("want = n > K ? K : n", "min(left, K)") when the
+// request and K are known.
+func (w *walker) transferTrips(l *ir.Loop, counter string, final ir.Expr) int64 {
+	left := Eval(ir.Ref{Name: counter}, w.env)
+	if !isLiteralZero(final) { // done < n: n - done left
+		left = binary("-", Eval(final, w.env), left)
+	}
+	total, ok := left.Int()
+	if !ok || total <= 0 {
+		return 1
+	}
+	var chunk int64
+	visitStmts(l.Body, func(st ir.Stmt) {
+		d, isDecl := st.(*ir.Decl)
+		if !isDecl || chunk > 0 {
+			return
+		}
+		if k, ok := capOfCounter(d.Var.Init, counter, w.env); ok {
+			chunk = k
+		}
+	})
+	if chunk <= 0 {
+		return 1
+	}
+	return (total + chunk - 1) / chunk
+}
+
+// capOfCounter returns K when x caps the counter v at K: "v > K ? K : v",
+// "v < K ? v : K", min(v, K).
+func capOfCounter(x ir.Expr, v string, env *Env) (int64, bool) {
+	switch x := uncast(x).(type) {
+	case ir.Cond:
+		c, ok := x.C.(ir.Binary)
+		if !ok {
+			return 0, false
+		}
+		for _, k := range []ir.Expr{x.T, x.F} {
+			if refName(uncast(k)) == v {
+				continue
+			}
+			if n, ok := Eval(k, env).Int(); ok && n > 0 && (mentions(c.L, v) || mentions(c.R, v)) {
+				return n, true
+			}
+		}
+	case ir.CallExpr:
+		if strings.EqualFold(x.Callee, "min") && len(x.Args) == 2 {
+			for i, a := range x.Args {
+				if refName(uncast(a)) == v {
+					if n, ok := Eval(x.Args[1-i], env).Int(); ok && n > 0 {
+						return n, true
+					}
+				}
+			}
+		}
+	}
+	return 0, false
 }
 
 // refName returns the variable x names, "" when x is not a variable.
