@@ -215,3 +215,27 @@ int main(void) {
 		}
 	}
 }
+
+// TestCountdownLoops checks loops counting a variable down to zero by a
+// step: "while (words)" taking at most 359 words per pass, by the local
+// the pass declares, and the "do ... while (--t)" over them.
+func TestCountdownLoops(t *testing.T) {
+	src := []source{cSrc(`#include <stdint.h>
+#include <stddef.h>
+static uint16_t buf[32768];
+static uint32_t sum(const uint16_t *p, size_t n) {
+  size_t words = n * 2;
+  uint32_t s1 = 1, s2 = 1;
+  while (words) { /* blocks */
+    size_t t = words > 359 ? 359 : words;
+    words -= t;
+    do { s1 += *p++; s2 += s1; } while (--t); /* words of a block */
+  }
+  return s1 + s2;
+}
+int main(void) {
+  return (int)sum(buf, 16384); /* call */
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTripsVia(t, g, src, "call", []tripWant{{"blocks", 92}, {"words of a block", 359}})
+}

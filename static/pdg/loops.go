@@ -924,6 +924,12 @@ func counted(lo, hi, step Value, inclusive bool) (int64, Origin, bool) {
 // condition compares a variable v with a bound, and the body steps v by a
 // constant in every iteration (see counterStep).
 func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
+	if r, ok := l.Cond.(ir.Ref); ok {
+		// while (left), do ... while (--t): a count down to zero.
+		sub := *l
+		sub.Cond = ir.Binary{Op: "!=", L: r, R: ir.Int{V: 0}}
+		return w.induction(&sub)
+	}
 	cond, ok := l.Cond.(ir.Binary)
 	if !ok {
 		return 0, 0, false
@@ -1059,13 +1065,29 @@ func flip(op string) string {
 // nearer, and the trip count is then an upper bound. Any other assignment
 // to name, or no direct step, makes it no counter.
 func (w *walker) counterStep(body ir.Block, name string) (Value, bool) {
+	// A step by a local the body declares first is its initialiser, at
+	// entry: "size_t t = left > K ? K : left; left -= t".
+	inits := map[string]ir.Expr{}
+	for _, s := range body {
+		if d, ok := s.(*ir.Decl); ok && d.Var.Init != nil {
+			inits[d.Var.Name] = d.Var.Init
+		}
+	}
+	stepOf := func(a *ir.Assign) Value {
+		if init, ok := inits[refName(uncast(a.Value))]; ok && (a.Op == "+=" || a.Op == "-=") {
+			b := *a
+			b.Value = init
+			a = &b
+		}
+		return w.stepOf(a, name)
+	}
 	sign, ok := int64(0), true
 	visitStmts(body, func(s ir.Stmt) {
 		a, isAssign := s.(*ir.Assign)
 		if !isAssign || a.Target != name {
 			return
 		}
-		st, known := w.stepOf(a, name).Int()
+		st, known := stepOf(a).Int()
 		if !known || st == 0 || sign != 0 && (st > 0) != (sign > 0) {
 			ok = false
 			return
@@ -1076,9 +1098,9 @@ func (w *walker) counterStep(body ir.Block, name string) (Value, bool) {
 	for _, s := range body {
 		if a, isAssign := s.(*ir.Assign); isAssign && a.Target == name {
 			if step.Kind == Unknown {
-				step = w.stepOf(a, name)
+				step = stepOf(a)
 			} else {
-				step = binary("+", step, w.stepOf(a, name))
+				step = binary("+", step, stepOf(a))
 			}
 		}
 	}
