@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/iolens/iolens/static/ir"
 )
@@ -126,4 +127,27 @@ func rowRange(lo, hi ir.Expr) bool {
 	}
 	one, ok := next.R.(ir.Int)
 	return ok && one.V == 1
+}
+
+// groupRange reports whether loop l runs over the group an enclosing loop
+// has just closed: "for (a = start; a < i; a++)" in a loop over i whose
+// body ends a group with "start = i" (records sorted by a key, grouped
+// by it). Such a loop runs over one group at a time, like a row.
+func (w *walker) groupRange(l *ir.Loop) bool {
+	lo, hi := refName(l.Lo), refName(l.Hi)
+	if lo == "" || hi == "" || lo == hi {
+		return false
+	}
+	for _, t := range slices.Backward(w.trips) {
+		if t.v != hi {
+			continue
+		}
+		for _, st := range t.body {
+			if a, ok := st.(*ir.Assign); ok && a.Target == lo && a.Op == "=" && !a.Partial && refName(a.Value) == hi {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }

@@ -239,3 +239,25 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTripsVia(t, g, src, "call", []tripWant{{"blocks", 92}, {"words of a block", 359}})
 }
+
+// TestGroupLoops checks a loop over the group of records an enclosing
+// loop has just closed ("start = i" after it): one group, DefaultRowTrip
+// records, and a triangular loop over its pairs.
+func TestGroupLoops(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+#define N 4800
+static int key[N];
+int main(void) {
+  long pairs = 0;
+  int start = 0;
+  for (int i = 1; i <= N; i++) {
+    if (i < N && key[i] == key[start]) continue;
+    for (int a = start; a < i; a++) /* group */
+      for (int b = a + 1; b < i; b++) pairs += key[a] == key[b]; /* each pair */
+    start = i;
+  }
+  return (int)pairs;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"group", DefaultRowTrip}, {"each pair", (DefaultRowTrip+1)/2 - 1}})
+}

@@ -453,7 +453,7 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 				return n, TripBound
 			}
 		}
-		if rowRange(w.initOf(l.Lo), w.initOf(l.Hi)) {
+		if rowRange(w.initOf(l.Lo), w.initOf(l.Hi)) || w.groupRange(l) {
 			return DefaultRowTrip, defSrc
 		}
 		if n, ok := w.extentTrip(l); ok {
