@@ -181,21 +181,32 @@ int main(void) {
 func TestChunkedTransfer(t *testing.T) {
 	src := []source{cSrc(`#include <stddef.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 #define CHUNK 4096
 static char big[40000];
 static void write_all(int fd, const char *p, size_t n) {
   while (n > 0) {
     size_t want = n > CHUNK ? CHUNK : n;
-    ssize_t w = write(fd, p, want); /* piece */
+    ssize_t w = write(fd, p, want); /* one piece */
     if (w < 0) return;
     p += w; n -= (size_t)w;
+  }
+}
+static const size_t kPiece = 8192;
+static void write_pieces(int fd, const char *p, size_t n) {
+  size_t off = 0;
+  while (off < n) { /* by a constant step */
+    size_t m = n - off < kPiece ? n - off : kPiece;
+    write(fd, p + off, m);
+    off += kPiece;
   }
 }
 int main(void) {
   int fd = open("out.bin", O_WRONLY | O_CREAT | O_TRUNC, 0600);
   write_all(fd, big, sizeof big); /* whole */
   write_all(fd, big, 100); /* small */
+  write_pieces(fd, big, (size_t)rand()); /* unknown size */
   close(fd);
   return 0;
 }`)}
@@ -205,7 +216,7 @@ int main(void) {
 		trip, bytes int64
 	}{{"whole", 10, 4096}, {"small", 1, 100}} {
 		l := loopVia(t, g, src, []string{tc.via}, "while (n > 0)")
-		file, line := lineOf(t, "piece", src)
+		file, line := lineOf(t, "one piece", src)
 		io := nodeAt(l, IONode, file, line)
 		if io == nil {
 			t.Fatalf("%s: no write in the loop", tc.via)
@@ -213,6 +224,9 @@ int main(void) {
 		if l.Trip != tc.trip || io.IO.Bytes != tc.bytes {
 			t.Errorf("%s: %d trips (%s) of %d bytes, want %d of %d", tc.via, l.Trip, l.TripSource, io.IO.Bytes, tc.trip, tc.bytes)
 		}
+	}
+	if l := loopVia(t, g, src, []string{"unknown size"}, "by a constant step"); l.TripSource == TripTransfer {
+		t.Errorf("loop by a constant step: %d trips (%s), want no transfer", l.Trip, l.TripSource)
 	}
 }
 

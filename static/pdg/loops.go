@@ -79,7 +79,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	}
 	if n.TripSource == TripTransfer {
 		// The request is complete: done is n, left is 0.
-		if counter, final, ok := completesTransfer(l); ok {
+		if counter, final, ok := w.completesTransfer(l); ok {
 			w.env.Set(counter, Eval(final, w.env))
 		}
 	}
@@ -527,7 +527,7 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return n, tripSource(o)
 	}
-	if counter, final, ok := completesTransfer(l); ok {
+	if counter, final, ok := w.completesTransfer(l); ok {
 		return w.transferTrips(l, counter, final), TripTransfer
 	}
 	if n, ok := w.eofTrip(l); ok {
@@ -654,7 +654,7 @@ func (w *walker) readRequest(l *ir.Loop) int64 {
 // done); ...; done += k; }". A read or write moves all it is asked for but
 // for signals, short reads at the end of a file and pipes: the body runs
 // once. It returns the counter and its value after the loop (0, n).
-func completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
+func (w *walker) completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
 	c, ok := l.Cond.(ir.Binary)
 	if !ok {
 		return "", nil, false
@@ -670,6 +670,7 @@ func completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
 		return "", nil, false
 	}
 	var asks, counts bool
+	set := w.assignedIn(l.Body)
 	// sized are the locals the body sizes a request with from the
 	// counter: "size_t want = n > CHUNK ? CHUNK : n".
 	sized := map[string]bool{counter: true}
@@ -686,9 +687,13 @@ func completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
 				asks = true
 			}
 		case *ir.Assign:
-			// by what a transfer returned, not by a constant step
-			// (a counted loop over records, "s++").
-			if _, step := st.Value.(ir.Int); st.Target == counter && st.Op == op && !step {
+			// by what a transfer returned (a variable the body sets, a
+			// call), not by a constant step (a counted loop over
+			// records, "s++", "off += kChunk").
+			if st.Target == counter && st.Op == op && (callsIn(st.Value) || ir.Any(st.Value, func(x ir.Expr) bool {
+				r, ok := x.(ir.Ref)
+				return ok && set[r.Name]
+			})) {
 				counts = true
 			}
 		}
