@@ -70,6 +70,14 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 			return t.with(Bound)
 		case f.Known() && t.Kind == Unknown && op != "!=":
 			return f.with(Bound)
+		case (t.Kind == Int || t.Kind == Float) && (f.Kind == Int || f.Kind == Float) && op != "==" && op != "!=":
+			// torn ? 4 : 8, on a condition the walk cannot decide: either
+			// side half the time, as a branch.
+			two := IntValue(2, Literal)
+			if t.Kind == Float || f.Kind == Float {
+				two = FloatValue(2, Literal)
+			}
+			return binary("/", binary("+", t, f), two).with(Bound)
 		}
 	case ir.Cast:
 		return cast(x.Type, e.eval(x.X, depth))
