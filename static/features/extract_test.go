@@ -344,16 +344,12 @@ func TestNoEntryCountsRoots(t *testing.T) {
 // TestNamespaceChanges checks that mkdir, rename and unlink count as
 // creations (directory updates) and stat does not.
 func TestNamespaceChanges(t *testing.T) {
-	main := fn("main",
-		forLoop(3, "i", num(0), num(50),
-			call(4, "mkdir", str("d"), num(0755)),
-			call(5, "rename", str("a"), str("b")),
-			call(6, "unlink", str("b")),
-			call(7, "stat", str("d"), ref("st")),
-		),
+	p := loopParams(t, 50,
+		call(4, "mkdir", str("d"), num(0755)),
+		call(5, "rename", str("a"), str("b")),
+		call(6, "unlink", str("b")),
+		call(7, "stat", str("d"), ref("st")),
 	)
-	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
-	p := find(t, blocks, FunctionBlock, "main").Params
 	if p.Creates != 150 || p.Metadata != 200 {
 		t.Errorf("creates %v, metadata %v; want 150 and 200", p.Creates, p.Metadata)
 	}
@@ -363,14 +359,10 @@ func TestNamespaceChanges(t *testing.T) {
 // are no data transfers and cross no library layers to the file:
 // attributes reach the file with the metadata.
 func TestAttributesMoveNoData(t *testing.T) {
-	main := fn("main",
-		forLoop(3, "i", num(0), num(50),
-			call(4, "H5Awrite", ref("attr"), ref("H5T_NATIVE_DOUBLE"), ref("v")),
-			call(5, "H5Aread", ref("attr"), ref("H5T_NATIVE_DOUBLE"), ref("v")),
-		),
+	p := loopParams(t, 50,
+		call(4, "H5Awrite", ref("attr"), ref("H5T_NATIVE_DOUBLE"), ref("v")),
+		call(5, "H5Aread", ref("attr"), ref("H5T_NATIVE_DOUBLE"), ref("v")),
 	)
-	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
-	p := find(t, blocks, FunctionBlock, "main").Params
 	if p.Calls != 0 || p.Bytes != 0 || p.Parallel != 0 {
 		t.Errorf("calls %v, bytes %v, parallel calls %v; want 0, 0 and 0", p.Calls, p.Bytes, p.Parallel)
 	}
@@ -379,16 +371,21 @@ func TestAttributesMoveNoData(t *testing.T) {
 // TestParallelOpens checks that opens through MPI-IO count among the
 // parallel opens, and POSIX opens do not.
 func TestParallelOpens(t *testing.T) {
-	main := fn("main",
-		forLoop(3, "i", num(0), num(20),
-			call(4, "MPI_File_open", ref("MPI_COMM_WORLD"), str("a.dat"), ref("MPI_MODE_RDONLY"), ref("MPI_INFO_NULL"), addr("fh")),
-			call(5, "MPI_File_close", addr("fh")),
-			call(6, "open", str("b.dat"), ref("O_RDONLY")),
-		),
+	p := loopParams(t, 20,
+		call(4, "MPI_File_open", ref("MPI_COMM_WORLD"), str("a.dat"), ref("MPI_MODE_RDONLY"), ref("MPI_INFO_NULL"), addr("fh")),
+		call(5, "MPI_File_close", addr("fh")),
+		call(6, "open", str("b.dat"), ref("O_RDONLY")),
 	)
-	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
-	p := find(t, blocks, FunctionBlock, "main").Params
 	if p.ParallelOpens != 20 || p.Parallel != 40 {
 		t.Errorf("parallel opens %v, parallel calls %v; want 20 and 40", p.ParallelOpens, p.Parallel)
 	}
+}
+
+// loopParams returns the parameters of a main running the statements body
+// in a loop of trips iterations.
+func loopParams(t *testing.T, trips int64, body ...ir.Stmt) Params {
+	t.Helper()
+	main := fn("main", forLoop(3, "i", num(0), num(trips), body...))
+	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
+	return find(t, blocks, FunctionBlock, "main").Params
 }
