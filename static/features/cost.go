@@ -63,7 +63,7 @@ func runtimeCost(io *pdg.IO) Params {
 			p.Collective = 1
 		}
 		if op == iosem.Open && io.Parallel {
-			p.ParallelOpens = 1
+			p.ParallelOpens, p.ParallelStarts = 1, io.Starts
 		}
 	}
 	if op == iosem.Open && io.File != nil && io.File.Mode&iosem.ModeCreate != 0 && io.File.Mode&iosem.ModeAppend == 0 ||

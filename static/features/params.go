@@ -40,8 +40,11 @@ type Params struct {
 	Creates     float64 `json:"creates"`          // opens that create or truncate a file, and other changes of directory entries (among the metadata calls)
 	Parallel    float64 `json:"parallel_calls"`   // MPI-IO, HDF5, PnetCDF and NetCDF calls
 	Collective  float64 `json:"collective_calls"` // collective calls among them
-	// ParallelOpens are the opens among them that go through MPI-IO.
-	ParallelOpens float64 `json:"parallel_opens"`
+	// ParallelOpens are the opens among them that go through MPI-IO,
+	// and ParallelStarts the first of a run, which starts the library's
+	// I/O components (pdg.IO.Starts).
+	ParallelOpens  float64 `json:"parallel_opens"`
+	ParallelStarts float64 `json:"parallel_starts"`
 }
 
 // Add adds the parameters of a child block to p: sums for the counts,
@@ -77,6 +80,7 @@ func (p *Params) Add(c Params) {
 	p.Parallel += c.Parallel
 	p.Collective += c.Collective
 	p.ParallelOpens += c.ParallelOpens
+	p.ParallelStarts += c.ParallelStarts
 }
 
 // Scale multiplies the dynamic counts of p by n (a loop's trip count);
@@ -105,6 +109,7 @@ func (p *Params) Scale(n float64) {
 	p.Parallel *= n
 	p.Collective *= n
 	p.ParallelOpens *= n
+	p.ParallelStarts *= n
 }
 
 // HasIO reports whether the block does any I/O.

@@ -24,8 +24,12 @@ const (
 	// through PnetCDF, or through HDF5's MPI-IO driver) adds to a
 	// collective call: the library picks and starts its file-system
 	// components and the processes agree on the file. About 0.3 ms with
-	// Open MPI on a local file system (2 ms for the first open of a run).
+	// Open MPI on a local file system.
 	ParallelOpenTime = 300e-6
+	// ParallelStartTime is what the first such open of a run adds: the
+	// library loads and starts its I/O components. About 2 ms with Open
+	// MPI.
+	ParallelStartTime = 2e-3
 	// CachedShare is the share of the memory under which a block's files
 	// are taken to stay in the page cache.
 	CachedShare = 0.25
@@ -74,7 +78,7 @@ func (t Times) IOShare() float64 {
 //	Meta     = Metadata × MetaLatency
 //	Create   = creates × (CreateLatency − MetaLatency)
 //	Parallel = parallel calls × ParallelCallTime + collective calls × CollectiveCallTime × log2(1 + ranks)
-//	           + parallel opens × ParallelOpenTime
+//	           + parallel opens × ParallelOpenTime + first opens × ParallelStartTime
 //	Random   = P12 × ReadLatency, for uncached files only
 //	Compute  = Work × SecondsPerOp
 //
@@ -99,7 +103,7 @@ func EstimateTimes(p features.Params, sys sysprof.System) Times {
 		Create:   nonneg(p.Creates) * max(0, sys.CreateLatency-sys.MetaLatency),
 		Parallel: nonneg(p.Parallel)*ParallelCallTime +
 			nonneg(p.Collective)*CollectiveCallTime*math.Log2(1+max(1, sys.Ranks)) +
-			nonneg(p.ParallelOpens)*ParallelOpenTime,
+			nonneg(p.ParallelOpens)*ParallelOpenTime + nonneg(p.ParallelStarts)*ParallelStartTime,
 		Compute: nonneg(p.Work) * sys.SecondsPerOp,
 	}
 	bw := sys.Bandwidth()

@@ -73,7 +73,7 @@ func TestEstimateTimes(t *testing.T) {
 	// bandwidth, and random reads pay the device's latency. 4 ranks share
 	// one target.
 	p := features.Params{Bytes: 1000, Written: 600, FileSize: 2e9, Random: 5, Metadata: 7, Procs: 4, Work: 2e6,
-		Kernel: 100, Buffered: 100, FormatItems: 300, FormatOps: 300 * iosem.FormatOpsPerItem, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4, ParallelOpens: 2}
+		Kernel: 100, Buffered: 100, FormatItems: 300, FormatOps: 300 * iosem.FormatOpsPerItem, Syncs: 3, Creates: 2, Parallel: 10, Collective: 4, ParallelOpens: 2, ParallelStarts: 1}
 	got = EstimateTimes(p, sys)
 	want = Times{
 		Kernel:   100 * 1e-6,
@@ -83,7 +83,7 @@ func TestEstimateTimes(t *testing.T) {
 		Sync:     (3*1e-3 + 600/500e6) * 4, // the syncs write the 600 bytes written back
 		Meta:     7 * 4e-6,
 		Create:   2 * (80e-6 - 4e-6),
-		Parallel: 10*ParallelCallTime + 4*CollectiveCallTime*1 + 2*ParallelOpenTime, // log2(1 + 1 rank)
+		Parallel: 10*ParallelCallTime + 4*CollectiveCallTime*1 + 2*ParallelOpenTime + ParallelStartTime, // log2(1 + 1 rank)
 		Random:   5 * 150e-6,
 		Compute:  2e6 * ns,
 	}

@@ -82,6 +82,9 @@ type builder struct {
 	effectBusy     map[*ir.Func]bool
 	depth          int
 	reachable      bool // analysing from the entry
+	// parallelStarted is set by the first open through MPI-IO the walk
+	// from the entry reaches (IO.Starts).
+	parallelStarted bool
 
 	handles int                // handles created so far (their IDs)
 	units   map[string]*Handle // Fortran units by number, program-wide

@@ -190,6 +190,11 @@ type IO struct {
 	// Parallel marks accesses to files opened through MPI: with
 	// Collective false they are independent accesses.
 	Parallel bool
+	// Starts is, on the first open through MPI-IO of a run (in the order
+	// of the walk from the entry), one over the loop trips and branch
+	// odds around it in its function: the library loads and starts its
+	// I/O components once, on that open.
+	Starts float64
 	// Unbuffered marks transfers that reach the kernel per call: POSIX
 	// read/write and unbuffered STDIO streams.
 	Unbuffered bool

@@ -128,6 +128,10 @@ func (w *walker) accessState(io *IO, c *ir.Call, h *Handle) {
 	}
 	f := h.File()
 	io.Parallel = io.Parallel || f.MPI
+	if s.Op == iosem.Open && io.Parallel && w.b.reachable && !w.b.parallelStarted {
+		w.b.parallelStarted = true
+		io.Starts = 1 / w.factor(0)
+	}
 	switch {
 	case s.Op == iosem.Seek:
 		if repositions(s, c, w.env) {
