@@ -59,6 +59,9 @@ func runtimeCost(io *pdg.IO) Params {
 			break
 		}
 		p.Parallel = 1
+		if op.IsData() && io.Chunks > 1 {
+			p.Parallel = float64(io.Chunks) // a library request per chunk
+		}
 		if io.Collective || io.Sem.Collective {
 			p.Collective = 1
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iolens/iolens/static/iosem"
 	"github.com/iolens/iolens/static/ir"
 	"github.com/iolens/iolens/static/pdg"
 )
@@ -389,4 +390,21 @@ func loopParams(t *testing.T, trips int64, body ...ir.Stmt) Params {
 	main := fn("main", forLoop(3, "i", num(0), num(trips), body...))
 	_, blocks := build(t, program(cfile(nil, main)), pdg.Options{})
 	return find(t, blocks, FunctionBlock, "main").Params
+}
+
+// TestChunkRequests checks that an HDF5 transfer touching several chunks
+// of a chunked dataset costs a library request per chunk.
+func TestChunkRequests(t *testing.T) {
+	s, ok := iosem.Lookup("H5Dread")
+	if !ok {
+		t.Fatal("H5Dread has no semantics")
+	}
+	for _, c := range []struct {
+		chunks int64
+		want   float64
+	}{{0, 1}, {1, 1}, {32, 32}} {
+		if p := runtimeCost(&pdg.IO{Sem: s, Chunks: c.chunks}); p.Parallel != c.want {
+			t.Errorf("%d chunks: %v parallel calls, want %v", c.chunks, p.Parallel, c.want)
+		}
+	}
 }

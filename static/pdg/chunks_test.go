@@ -5,7 +5,8 @@ import (
 )
 
 // TestChunkedReads: a hyperslab read from a chunked dataset moves the
-// whole chunks it touches when they do not fit in the chunk cache, also
+// whole chunks it touches (and counts them) when they do not fit in the
+// chunk cache, also
 // when the dataset is opened again by its path; a read whose chunks fit,
 // or of a contiguous dataset, moves what it selects.
 func TestChunkedReads(t *testing.T) {
@@ -52,14 +53,14 @@ int main(void) {
 `)}
 	g := buildSources(t, Options{}, src...)
 	for _, c := range []struct {
-		via, read string
-		want      int64
+		via, read    string
+		want, chunks int64
 	}{
 		// 8 chunks along t, 4 along y, 1 along x: 32 chunks of 8*32*40
 		// doubles, 2.6 MB.
-		{"chunked column", "column read", 32 * 8 * 32 * 40 * 8},
-		{"contiguous column", "column read", 64 * 128 * 8},
-		{"tile(u)", "tile read", 8 * 32 * 40 * 8},
+		{"chunked column", "column read", 32 * 8 * 32 * 40 * 8, 32},
+		{"contiguous column", "column read", 64 * 128 * 8, 0},
+		{"tile(u)", "tile read", 8 * 32 * 40 * 8, 1},
 	} {
 		file, line := lineOf(t, c.via, src)
 		call := nodeAt(g.Entry, CallNode, file, line)
@@ -71,8 +72,8 @@ int main(void) {
 		if r == nil {
 			t.Fatalf("%s: no read at line %d", c.via, line)
 		}
-		if r.IO.Bytes != c.want {
-			t.Errorf("%s: %d bytes, want %d", c.via, r.IO.Bytes, c.want)
+		if r.IO.Bytes != c.want || r.IO.Chunks != c.chunks {
+			t.Errorf("%s: %d bytes in %d chunks, want %d in %d", c.via, r.IO.Bytes, r.IO.Chunks, c.want, c.chunks)
 		}
 	}
 }

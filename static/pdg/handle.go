@@ -203,6 +203,10 @@ type IO struct {
 	Buffer int64
 	// Flushes is set on stream insertions of std::endl or std::flush.
 	Flushes bool
+	// Chunks is the number of chunks of a chunked HDF5 dataset one
+	// transfer touches, when known (else 0): the library looks up, reads
+	// or writes each.
+	Chunks int64
 }
 
 // Sync reports whether the call completes before returning.

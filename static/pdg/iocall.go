@@ -72,6 +72,9 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 
 	if s.Op.IsData() {
 		io.Bytes, io.Items, io.BytesKnown = w.transferBytes(c, s, h)
+		if s.Size.Kind == iosem.Dataspace {
+			io.Chunks = chunksTouched(h, w.handleOf(arg(c, s.Size.Count2), s.Interface))
+		}
 		line := s.Interface == iosem.Stream && s.Size.Kind == iosem.Bytes && !s.Binary() // getline
 		if z := s.Size; !io.BytesKnown && !line && s.Op == iosem.Read && (z.Kind == iosem.Bytes || z.Kind == iosem.Elements) {
 			io.Bytes, io.BytesKnown = w.restOfFile(h)
@@ -353,6 +356,24 @@ func (w *walker) dimsElems(rank, dims ir.Expr) int64 {
 // ChunkCacheBytes is the size of HDF5's cache of a dataset's chunks
 // (H5Pset_chunk_cache's default, 1 MiB).
 const ChunkCacheBytes = 1 << 20
+
+// chunksTouched returns the chunks of the chunked dataset d a transfer of
+// the hyperslab selected in the file dataspace fs touches, at least (the
+// selection aligned on chunks), or 0 when the chunks or the selection are
+// not known.
+func chunksTouched(d, fs *Handle) int64 {
+	if d == nil || fs == nil || len(d.Chunk) == 0 || len(fs.Count) != len(d.Chunk) {
+		return 0
+	}
+	n := int64(1)
+	for i, k := range d.Chunk {
+		if k <= 0 {
+			return 0
+		}
+		n *= (fs.Count[i] + k - 1) / k
+	}
+	return n
+}
 
 // chunkedBytes returns the bytes a read of the hyperslab selected in the
 // file dataspace fs moves from the chunked dataset d when the chunks it
