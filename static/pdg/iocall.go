@@ -362,7 +362,7 @@ const ChunkCacheBytes = 1 << 20
 // selection aligned on chunks), or 0 when the chunks or the selection are
 // not known.
 func chunksTouched(d, fs *Handle) int64 {
-	if d == nil || fs == nil || len(d.Chunk) == 0 || len(fs.Count) != len(d.Chunk) {
+	if fs == nil || len(d.chunkDims()) == 0 || len(fs.Count) != len(d.Chunk) {
 		return 0
 	}
 	n := int64(1)
@@ -375,6 +375,15 @@ func chunksTouched(d, fs *Handle) int64 {
 	return n
 }
 
+// chunkDims returns the chunk of the dataset d, nil when d is nil or
+// not chunked.
+func (d *Handle) chunkDims() []int64 {
+	if d == nil {
+		return nil
+	}
+	return d.Chunk
+}
+
 // chunkedBytes returns the bytes a read of the hyperslab selected in the
 // file dataspace fs moves from the chunked dataset d when the chunks it
 // touches do not fit in the chunk cache: HDF5 reads whole chunks, and the
@@ -382,15 +391,9 @@ func chunksTouched(d, fs *Handle) int64 {
 // evicted. It returns 0 when the read is not known to do so (a selection
 // that fits, or an unknown chunk or selection).
 func (w *walker) chunkedBytes(d, fs *Handle, elemSize int64) int64 {
-	if d == nil || fs == nil || len(d.Chunk) == 0 || len(fs.Count) != len(d.Chunk) {
-		return 0
-	}
-	touched := int64(1)
-	for i, k := range d.Chunk {
-		if k <= 0 {
-			return 0
-		}
-		touched *= (fs.Count[i] + k - 1) / k * k // aligned: whole chunks per dimension
+	touched := chunksTouched(d, fs) // aligned: whole chunks per dimension
+	for _, k := range d.chunkDims() {
+		touched *= k
 	}
 	if touched*elemSize <= ChunkCacheBytes {
 		return 0
