@@ -87,7 +87,7 @@ type ioShares map[string]float64
 // langAttempts bounds the runs of a workload: the I/O share of a function
 // varies from run to run on a busy machine, where a preemption outside an
 // I/O operation counts as compute and one inside it as I/O.
-const langAttempts = 5
+const langAttempts = 8
 
 // profileRuns runs prog under the collector until every function of want
 // reaches its share in some run, at most langAttempts times, and returns
