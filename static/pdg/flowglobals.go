@@ -143,12 +143,7 @@ func (w *walker) globalsFor(d funcDef) (map[string]Value, map[string]shape) {
 	var vals map[string]Value
 	var shapes map[string]shape
 	for name := range w.b.globalUses(d).reads {
-		if s, ok := w.env.allocatedShape(name); ok {
-			if shapes == nil {
-				shapes = map[string]shape{}
-			}
-			shapes[name] = s
-		}
+		shapes = w.env.addAllocatedShape(shapes, name)
 		v := Eval(ir.Ref{Name: name}, w.env)
 		if v.Kind == Unknown || v.Kind == Sym {
 			continue
@@ -169,12 +164,7 @@ func (w *walker) globalsLeft(d funcDef) (map[string]Value, map[string]shape) {
 	var shapes map[string]shape
 	for name := range w.b.globalUses(d).writes {
 		vals[name] = Eval(ir.Ref{Name: name}, w.env)
-		if s, ok := w.env.allocatedShape(name); ok {
-			if shapes == nil {
-				shapes = map[string]shape{}
-			}
-			shapes[name] = s
-		}
+		shapes = w.env.addAllocatedShape(shapes, name)
 	}
 	return vals, shapes
 }

@@ -682,7 +682,7 @@ func (w *walker) completesTransfer(l *ir.Loop) (counter string, final ir.Expr, o
 			}
 		case *ir.Call:
 			if s, ok := iosem.Lookup(st.Callee); ok && s.Op.IsData() && slices.ContainsFunc(st.Args, func(a ir.Expr) bool {
-				return ir.Any(a, func(x ir.Expr) bool { r, ok := x.(ir.Ref); return ok && sized[r.Name] })
+				return mentionsAny(a, sized)
 			}) {
 				asks = true
 			}
@@ -690,10 +690,7 @@ func (w *walker) completesTransfer(l *ir.Loop) (counter string, final ir.Expr, o
 			// by what a transfer returned (a variable the body sets, a
 			// call), not by a constant step (a counted loop over
 			// records, "s++", "off += kChunk").
-			if st.Target == counter && st.Op == op && (callsIn(st.Value) || ir.Any(st.Value, func(x ir.Expr) bool {
-				r, ok := x.(ir.Ref)
-				return ok && set[r.Name]
-			})) {
+			if st.Target == counter && st.Op == op && (callsIn(st.Value) || mentionsAny(st.Value, set)) {
 				counts = true
 			}
 		}
@@ -1240,6 +1237,15 @@ func arg(c *ir.Call, i int) ir.Expr {
 		return c.Args[i]
 	}
 	return nil
+}
+
+// mentionsAny reports whether expression x refers to one of the
+// variables of names.
+func mentionsAny(x ir.Expr, names map[string]bool) bool {
+	return ir.Any(x, func(y ir.Expr) bool {
+		r, ok := y.(ir.Ref)
+		return ok && names[r.Name]
+	})
 }
 
 // mentions reports whether expression x refers to the variable name.

@@ -190,6 +190,18 @@ func (e *Env) bufferSize(x ir.Expr) (int64, bool) {
 	return 0, false
 }
 
+// addAllocatedShape adds to shapes (made when nil) the extents of name
+// when allocatedShape knows them, and returns it.
+func (e *Env) addAllocatedShape(shapes map[string]shape, name string) map[string]shape {
+	if s, ok := e.allocatedShape(name); ok {
+		if shapes == nil {
+			shapes = map[string]shape{}
+		}
+		shapes[name] = s
+	}
+	return shapes
+}
+
 // allocatedShape returns the extents of the array name when the walk
 // gave it extents (an allocation, a resize, a binding), not when they
 // come from its declared type alone.

@@ -15,8 +15,9 @@ type sum struct {
 
 // startSums returns the variables of assigned that loop l (node n) adds
 // one term to per iteration: zero before the loop, changed only by one
-// "s += term" or "s = s + term" in the loop's body itself, the term not depending on s. A
-// loop of default trip count sums nothing the walk can use.
+// "s += term" or "s = s + term" in the loop's body itself, the term not
+// depending on s. A loop of default trip count sums nothing the walk can
+// use.
 func (w *walker) startSums(l *ir.Loop, n *Node, assigned map[string]bool) map[string]sum {
 	if n.TripSource == TripDefault || n.TripSource == TripOdds || n.TripSource == TripTransfer {
 		return nil
