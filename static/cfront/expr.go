@@ -265,7 +265,8 @@ func (b *builder) call(i int32) ir.Expr {
 	case kIdentifier:
 		c.Callee = t.text(fn)
 		if b.locals[c.Callee] {
-			c.Callee, c.Indirect = "", true // a function pointer variable
+			// a function pointer variable
+			c.Via, c.Callee, c.Indirect = c.Callee, "", true
 		}
 	case kQualifiedIdentifier:
 		c.Callee = trimTemplateArgs(b.qualifiedName(fn))
@@ -299,6 +300,7 @@ func (b *builder) call(i int32) ir.Expr {
 		} else {
 			b.expr(fn)
 			c.Indirect = true
+			c.Via = pointerName(t, inner)
 		}
 	default:
 		if fn != none {
@@ -310,6 +312,18 @@ func (b *builder) call(i int32) ir.Expr {
 	b.hoist(c)
 	b.lastCallNode = i
 	return ir.CallExpr{Callee: c.Callee, Args: c.Args}
+}
+
+// pointerName returns the variable a parenthesised callee names: fp in
+// "(fp)(x)" or "(*fp)(x)", else "".
+func pointerName(t *tree, i int32) string {
+	if i != none && t.kind(i) == kPointerExpression {
+		i = t.child(i, fArgument)
+	}
+	if i != none && t.kind(i) == kIdentifier {
+		return t.text(i)
+	}
+	return ""
 }
 
 // kindOf returns the kind of node i, or kOther for none.

@@ -103,6 +103,13 @@ func (b *builder) classBody(list int32, layout *structLayout) {
 	for c := t.first(list); c != none; c = t.next(c) {
 		switch t.kind(c) {
 		case kFunctionDefinition:
+			if d := t.child(c, fDeclarator); d != none && t.kind(d) == kFieldIdentifier {
+				// "double x = 0;": the grammar takes "= 0" for a pure
+				// virtual function's, but a name without parameters is
+				// a data member.
+				b.member(c, layout)
+				continue
+			}
 			if layout != nil && b.definesConstructor(c) {
 				layout.ctor = true
 			}

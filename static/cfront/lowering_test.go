@@ -144,8 +144,8 @@ typedef struct { unsigned seq; float ch[NCH]; char name[NAME]; short tag[NTAG - 
 			`void f(struct io *s, void (*cb)(int)) { s->ops->write(s, 1); cb(2); (*cb)(3); s->n = 4; *s->p = 5; }`,
 			ir.Block{
 				&ir.Call{Pos: p, Callee: "write", Receiver: ir.Field{X: ref("s"), Name: "ops"}, Args: []ir.Expr{ref("s"), num(1)}},
-				&ir.Call{Pos: p, Indirect: true, Args: []ir.Expr{num(2)}},
-				&ir.Call{Pos: p, Indirect: true, Args: []ir.Expr{num(3)}},
+				&ir.Call{Pos: p, Indirect: true, Via: "cb", Args: []ir.Expr{num(2)}},
+				&ir.Call{Pos: p, Indirect: true, Via: "cb", Args: []ir.Expr{num(3)}},
 				&ir.Assign{Pos: p, Target: "s", Op: "=", Value: num(4), Partial: true, Field: "n"},
 				&ir.Assign{Pos: p, Target: "s", Op: "=", Value: num(5), Partial: true},
 			}},

@@ -46,6 +46,18 @@ func ParseLang(path string, src []byte, lang ir.Lang) (*ir.File, error) {
 		return nil, fmt.Errorf("parsing %s: %w", path, err)
 	}
 	ft, err := p.parse(src)
+	if err == nil && lang == ir.CPP && ft.hasErrors() {
+		// Retry with one declarator per member declaration (see
+		// splitDeclarators); keep the retry if it parses better.
+		if split := splitDeclarators(src); len(split) != len(src) {
+			if ft2, err2 := p.parse(split); err2 == nil && ft2.errorCount() < ft.errorCount() {
+				ft.free()
+				ft, src = ft2, split
+			} else if err2 == nil {
+				ft2.free()
+			}
+		}
+	}
 	pool.put(p)
 	f := &ir.File{Path: path, Lang: lang, Lines: countLines(src), Consts: map[string]ir.Expr{}}
 	switch {

@@ -125,6 +125,20 @@ type flatTree struct {
 // free releases the tree's nodes; the tree must not be used afterwards.
 func (t *flatTree) free() { t.nodes = nil }
 
+// errorCount returns the number of ERROR and missing nodes of the tree.
+func (t *flatTree) errorCount() int {
+	n := 0
+	for i := range t.nodes {
+		if t.nodes[i].sym == symError || t.nodes[i].flags&flagMissing != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// hasErrors reports whether the tree has an ERROR or missing node.
+func (t *flatTree) hasErrors() bool { return t.errorCount() > 0 }
+
 // errTimeout reports a parse abandoned because it took too long, which
 // tree-sitter's error recovery can on long stretches of garbage.
 var errTimeout = errors.New("tree-sitter gave up: parse took too long")

@@ -206,7 +206,11 @@ type Call struct {
 	Callee   string
 	Receiver Expr // object of a C++ member call, or nil
 	Indirect bool // through a function pointer or expression; not resolved
-	Args     []Expr
+	// Via names the variable an indirect call goes through when the
+	// pointer is a plain variable or parameter (fn in "fn(x)" or
+	// "(*fn)(x)"): its value, when known, is the function called.
+	Via  string
+	Args []Expr
 	// Result is the variable the result is assigned to, when the call is
 	// the whole right-hand side of an assignment or initialisation
 	// ("fd = open(...)", "FILE *f = fopen(...)"), else "".

@@ -13,7 +13,7 @@ import (
 // std::vector<T> v(n), std::vector<T> v(n, x), std::vector<T> w(v),
 // std::array<T, N> a.
 func (w *walker) containerDecl(v *ir.Var) {
-	if n, ok := w.arrayTypeExtent(v.Type.Name); ok {
+	if n, ok := w.env.arrayTypeExtent(v.Type.Name); ok {
 		w.env.setShape(v.Name, shape{dims: []int64{n.I}, origin: n.Origin})
 		return
 	}
@@ -42,7 +42,7 @@ func (w *walker) containerDecl(v *ir.Var) {
 }
 
 // arrayTypeExtent returns N of a std::array<T, N> type.
-func (w *walker) arrayTypeExtent(t string) (Value, bool) {
+func (e *Env) arrayTypeExtent(t string) (Value, bool) {
 	t = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(t), "const "), "std::")
 	if !strings.HasPrefix(t, "array<") || !strings.HasSuffix(t, ">") {
 		return Value{}, false
@@ -56,7 +56,7 @@ func (w *walker) arrayTypeExtent(t string) (Value, bool) {
 	if k, err := strconv.ParseInt(strings.TrimRight(n, "uUlL"), 0, 64); err == nil {
 		return IntValue(k, Literal), true
 	}
-	v := Eval(ir.Ref{Name: n}, w.env)
+	v := Eval(ir.Ref{Name: n}, e)
 	return v, v.Kind == Int && v.I >= 0
 }
 
@@ -194,6 +194,10 @@ func (w *walker) memberContainerCall(c *ir.Call, parent *Node) bool {
 	switch c.Callee {
 	case "push_back", "emplace_back", "push_front", "emplace_front":
 		n := int64(1)
+		if w.keyedElement(f.X) {
+			sizes[f.Name] = -1
+			break
+		}
 		for _, t := range w.trips {
 			n *= t.n
 			if t.def {
@@ -226,6 +230,20 @@ func (w *walker) memberContainerCall(c *ir.Call, parent *Node) bool {
 	}
 	w.unknownCall(c, parent)
 	return true
+}
+
+// keyedElement reports whether x is an element of an array or container
+// that no loop around visits in order ("Profile &pr = prof[key]"): what
+// is added to its members goes to one element of many, in shares the
+// walk does not know. (Elements a loop visits, rows[i], keep the total:
+// a use in such a loop takes its share, see containerQuery.)
+func (w *walker) keyedElement(x ir.Expr) bool {
+	x = w.initOf(x)
+	if !isIndex(x) {
+		return false
+	}
+	_, visited := w.elementLoop(x)
+	return !visited
 }
 
 // elementLoop returns the loop around that visits the elements x stands

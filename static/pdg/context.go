@@ -211,6 +211,32 @@ func isContainer(name string) bool {
 	return false
 }
 
+// containerElem returns the element type of a standard sequence
+// container type (T of std::vector<T>, std::array<T, N>).
+func containerElem(t ir.Type) (ir.Type, bool) {
+	if !isContainer(t.Name) || len(t.Dims) > 0 {
+		return ir.Type{}, false
+	}
+	args := t.Name[strings.IndexByte(t.Name, '<')+1:]
+	depth := 0
+	end := strings.IndexFunc(args, func(r rune) bool {
+		switch r {
+		case '<':
+			depth++
+		case '>':
+			depth--
+			return depth < 0
+		case ',':
+			return depth == 0
+		}
+		return false
+	})
+	if end < 0 {
+		return ir.Type{}, false
+	}
+	return ir.Type{Name: strings.TrimSpace(args[:end])}, true
+}
+
 // hostOf returns the host of a Fortran internal procedure (the program
 // unit or procedure that CONTAINS it), or nil.
 func (b *builder) hostOf(f *ir.Func) *ir.Func { return b.hosts[f] }

@@ -280,6 +280,9 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 		if n, ok = w.designatedElems(x, v); !ok {
 			return 0, 0, v.Type.Name, false
 		}
+		if e, ok := containerElem(v.Type); ok && isIndex(x) {
+			return w.elements(e, n, formatted) // dose[p] of a std::array
+		}
 		return w.elements(v.Type, n, formatted)
 	}
 	if formatted {

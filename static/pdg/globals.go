@@ -106,6 +106,7 @@ func (b *builder) analyseGlobals() {
 			}
 		}
 	}
+	caps := b.countCaps()
 	for _, file := range b.prog.Files {
 		if file == nil {
 			continue
@@ -117,6 +118,9 @@ func (b *builder) analyseGlobals() {
 			}
 			v := b.globalValue(g, file, assigns[g.Name], entry)
 			if v.Kind == Unknown {
+				if k, ok := caps[g.Name]; ok && counts(assigns[g.Name]) {
+					s.globals[g.Name] = k
+				}
 				continue
 			}
 			if g.Const {
@@ -127,6 +131,93 @@ func (b *builder) analyseGlobals() {
 			s.globals[g.Name] = v
 		}
 	}
+}
+
+// countCaps returns the limits up to which the program counts globals:
+// K for n in "if (n < K) buf[n++] = x" (the increment guarded by the
+// comparison with a constant), with origin Bound. Outside the guard, the
+// count the program gathered stands for that capacity, which programs
+// size for the data they expect (see walker.checkCaps).
+func (b *builder) countCaps() map[string]Value {
+	caps := map[string]Value{}
+	for _, file := range b.prog.Files {
+		if file == nil {
+			continue
+		}
+		env := newEnv(b.sharedOf(file))
+		for _, f := range file.Funcs {
+			visitStmts(f.Body, func(st ir.Stmt) {
+				if s, ok := st.(*ir.If); ok {
+					for name, k := range guardedLimits(s.Cond, env) {
+						if increments(s.Then, name) {
+							caps[name] = IntValue(k, Bound)
+						}
+					}
+				}
+			})
+		}
+	}
+	return caps
+}
+
+// guardedLimits returns the variables cond (or one of its conjuncts)
+// keeps below a known integer: n in "n < K" or "K > n" gives K, in
+// "n <= K" K + 1.
+func guardedLimits(cond ir.Expr, env *Env) map[string]int64 {
+	out := map[string]int64{}
+	var walk func(x ir.Expr)
+	walk = func(x ir.Expr) {
+		c, ok := x.(ir.Binary)
+		if !ok {
+			return
+		}
+		v, limit, op := c.L, c.R, c.Op
+		switch op {
+		case "&&":
+			walk(c.L)
+			walk(c.R)
+			return
+		case ">", ">=":
+			v, limit, op = c.R, c.L, map[string]string{">": "<", ">=": "<="}[op]
+		}
+		r, ok := uncast(v).(ir.Ref)
+		k, known := Eval(limit, env).Int()
+		if !ok || !known || op != "<" && op != "<=" {
+			return
+		}
+		if op == "<=" {
+			k++
+		}
+		out[r.Name] = k
+	}
+	walk(cond)
+	return out
+}
+
+// increments reports whether blk adds one to name somewhere ("n++",
+// "n += 1").
+func increments(blk ir.Block, name string) bool {
+	found := false
+	visitStmts(blk, func(st ir.Stmt) {
+		if a, ok := st.(*ir.Assign); ok && a.Target == name && !a.Partial && a.Op == "+=" {
+			if one, ok := a.Value.(ir.Int); ok && one.V == 1 {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+// counts reports whether the assignments of a global are those of a
+// count that only grows: steps from its own value. (One reset to zero,
+// as a buffer's fill count is when flushed, cycles below its limit.)
+func counts(as []globalAssign) bool {
+	for _, a := range as {
+		if !a.self {
+			return false
+		}
+	}
+	return len(as) > 0
 }
 
 func (b *builder) globalValue(g *ir.Var, file *ir.File, as []globalAssign, entry funcDef) Value {

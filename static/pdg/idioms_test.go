@@ -275,3 +275,53 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"group", DefaultRowTrip}, {"each pair", (DefaultRowTrip+1)/2 - 1}})
 }
+
+// TestCountCaps checks a global count the program only grows, up to a
+// limit it tests before each increment: elsewhere it stands for that
+// limit. A fill count reset when its buffer is flushed does not.
+func TestCountCaps(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define MAXD 5000
+static double delays[MAXD];
+static long ndelays, nbuf;
+static int buf[64];
+static void record(double d) {
+  if (ndelays < MAXD) delays[ndelays++] = d;
+}
+static void fill(int v) {
+  if (nbuf < 64) buf[nbuf++] = v; else nbuf = 0;
+}
+static double report(void) {
+  double s = 0;
+  for (long i = 0; i < ndelays; i++) s += i; /* delays loop */
+  for (long i = 0; i < nbuf; i++) s += i; /* buffer loop */
+  return s;
+}
+int main(void) {
+  for (int i = 0; i < 100; i++) { record(i); fill(i); }
+  double s = report(); /* totals */
+  printf("%f\n", s);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTripsVia(t, g, src, "totals", []tripWant{{"delays loop", 5000}, {"buffer loop", DefaultTrip}})
+}
+
+// TestOffsetBounds checks loops from a start to the start plus a count
+// ("m < b0 + batch"): the count, whatever the start.
+func TestOffsetBounds(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+#define NMSG 7000
+int main(void) {
+  const int batch = 200;
+  long s = 0;
+  for (int b0 = 0; b0 < NMSG; b0 += batch) /* batches */
+    for (int m = b0; m < b0 + batch && m < NMSG; m++) s += m; /* one group */
+  int lo = rand();
+  for (int k = lo; k < lo + 25; k++) s++; /* offset */
+  for (int k = lo; k <= 40 + lo; k++) s++; /* inclusive */
+  return (int)s;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"batches", 35}, {"one group", 200}, {"offset", 25}, {"inclusive", 41}})
+}

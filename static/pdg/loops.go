@@ -438,6 +438,11 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		if n, o, ok := counted(Eval(l.Lo, w.env), Eval(l.Hi, w.env), step, l.Inclusive); ok {
 			return n, tripSource(o)
 		}
+		if k, ok := offsetBound(l.Lo, l.Hi); ok {
+			if n, o, ok := counted(IntValue(0, Literal), Eval(k, w.env), step, l.Inclusive); ok {
+				return n, tripSource(o)
+			}
+		}
 		if n, ok := w.nestedTrip(l, step); ok {
 			return n, TripBound
 		}
@@ -973,6 +978,10 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 		return w.nestedCount(l, r.Name, op, boundX)
 	}
 	start, bound := Eval(r, w.env), Eval(boundX, w.env)
+	if k, ok := offsetBound(w.initOf(r), boundX); ok && !start.Known() {
+		// for (m = b0; m < b0 + batch; m++): batch, whatever b0.
+		start, bound = IntValue(0, Literal), Eval(k, w.env)
+	}
 	if !bound.Known() {
 		if m, ok := w.drawMeans(boundX, 0); ok {
 			n, _, ok := inductionCount(op, start, Eval(m, w.env), step)
@@ -980,6 +989,22 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 		}
 	}
 	return inductionCount(op, start, bound, step)
+}
+
+// offsetBound returns K when hi is lo + K: a loop from lo to hi then
+// runs over K values whatever lo is.
+func offsetBound(lo, hi ir.Expr) (ir.Expr, bool) {
+	b, ok := hi.(ir.Binary)
+	if !ok || b.Op != "+" || lo == nil {
+		return nil, false
+	}
+	switch {
+	case reflect.DeepEqual(b.L, lo):
+		return b.R, true
+	case reflect.DeepEqual(b.R, lo):
+		return b.L, true
+	}
+	return nil, false
 }
 
 // inductionCount returns the trip count of a loop testing "v op bound"

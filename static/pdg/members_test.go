@@ -340,3 +340,44 @@ int main() {
 	g := buildSources(t, Options{}, srcs...)
 	checkBytes(t, g, srcs, []bytesWant{{"text given", 4}, {"unknown", iosem.IntWidth + 1 + iosem.StrWidth + 1}})
 }
+
+// TestKeyedElementsAndArrays checks a loop over a global std::array (its
+// extent), an insertion of one of its elements (sized as its element
+// type), the lines a reader of the file then reads, and a container
+// member filled through an element found by key: one element of many,
+// whose size the walk does not know (not the total added to all).
+func TestKeyedElementsAndArrays(t *testing.T) {
+	src := []source{cppSrc(`#include <array>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+constexpr int kSubj = 40;
+constexpr std::array<double, 13> kTimes = {0.25, 0.5, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 36};
+constexpr std::array<double, 3> kDose = {50.0, 100.0, 200.0};
+struct Profile { double dose = 0; std::vector<double> t; };
+int main() {
+  std::ofstream pk("c.csv");
+  for (int i = 0; i < kSubj; i++)
+    for (int p = 0; p < 3; p++)
+      for (double t : kTimes) /* times */
+        pk << kDose[p] << ',' << t << '\n'; /* insert */
+  pk.close();
+  std::ifstream in("c.csv");
+  std::map<int, Profile> prof;
+  std::string line;
+  while (std::getline(in, line)) { /* lines */
+    Profile &pr = prof[std::stoi(line)];
+    pr.t.push_back(1.0);
+  }
+  double s = 0;
+  for (auto &kv : prof)
+    for (size_t i = 0; i < kv.second.t.size(); i++) s += kv.second.t[i]; /* points */
+  return (int)s;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"times", 13}, {"lines", 40 * 3 * 13}, {"points", DefaultTrip}})
+	double := iosem.TextWidth("double", 8)
+	checkBytes(t, g, src, []bytesWant{{"insert", 2*double + 2}})
+}

@@ -863,3 +863,49 @@ int main(int argc, char **argv) {
 		}
 	}
 }
+
+// TestFunctionPointerArguments checks calls through a function pointer
+// parameter: each calling context follows the function its caller passes,
+// whether called as fn(x) or (*fn)(x).
+func TestFunctionPointerArguments(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#define NA 300
+#define NB 70
+typedef long (*visit_fn)(long i);
+static long square(long i) {
+  long s = 0;
+  for (long k = 0; k < NA; k++) s += k * i; /* square loop */
+  return s;
+}
+static long cube(long i) {
+  long s = 0;
+  for (long k = 0; k < NB; k++) s += k * i * i; /* cube loop */
+  return s;
+}
+static long apply(visit_fn fn, int n) {
+  long s = 0;
+  for (int i = 0; i < n; i++) s += fn(i); /* through */
+  return s + (*fn)(n); /* star */
+}
+int main(void) {
+  long s = apply(square, 10); /* first */
+  s += apply(cube, 20); /* second */
+  printf("%ld\n", s);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, c := range []struct {
+		path []string
+		loop string
+		trip int64
+	}{
+		{[]string{"first", "through"}, "square loop", 300},
+		{[]string{"first", "star"}, "square loop", 300},
+		{[]string{"second", "through"}, "cube loop", 70},
+		{[]string{"second", "star"}, "cube loop", 70},
+	} {
+		if l := loopVia(t, g, src, c.path, c.loop); l.Trip != c.trip {
+			t.Errorf("%v: trip %d, want %d", c.path, l.Trip, c.trip)
+		}
+	}
+}

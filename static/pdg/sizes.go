@@ -243,6 +243,9 @@ func (e *Env) shapeOf(name string) (shape, bool) {
 			return s, true
 		}
 	}
+	if n, ok := e.arrayTypeExtent(v.Type.Name); ok && len(v.Type.Dims) == 0 {
+		return shape{dims: []int64{n.I}, origin: n.Origin}, true // a global std::array
+	}
 	if n, ok := e.elems.m[name]; ok {
 		if len(v.Type.Dims) <= 1 {
 			return shape{dims: []int64{n}, origin: Propagated}, true

@@ -383,6 +383,10 @@ func (w *walker) handleElement(s *ir.Assign) {
 // a program function, a library I/O routine, or an unknown routine.
 func (w *walker) call(c *ir.Call, parent *Node) {
 	if c.Indirect || c.Callee == "" {
+		if d, direct, ok := w.pointee(c); ok {
+			w.userCall(d, direct, parent)
+			return
+		}
 		w.unknownCall(c, parent)
 		return
 	}
@@ -404,6 +408,27 @@ func (w *walker) call(c *ir.Call, parent *Node) {
 		return
 	}
 	w.unknownCall(c, parent)
+}
+
+// pointee resolves a call through a function pointer whose value the
+// context knows, as when a driver gets the routine to apply as an
+// argument ("stream(index_chunk)" calling "fn(buf, n)"): it returns the
+// program function and the call written as a direct one.
+func (w *walker) pointee(c *ir.Call) (funcDef, *ir.Call, bool) {
+	if c.Via == "" {
+		return funcDef{}, nil, false
+	}
+	v := Eval(ir.Ref{Name: c.Via}, w.env)
+	if v.Kind != Sym {
+		return funcDef{}, nil, false
+	}
+	direct := *c
+	direct.Callee, direct.Indirect, direct.Via = v.S, false, ""
+	d, ok := w.b.resolveCall(&direct, w.d, w.env)
+	if !ok {
+		return funcDef{}, nil, false
+	}
+	return d, &direct, true
 }
 
 // userCall links a call to the callee's instance for the calling context
