@@ -32,6 +32,9 @@ type builder struct {
 	// members are the data members of the classes defined in the file,
 	// by qualified class name ("render::Writer").
 	members map[string][]*ir.Var
+	// macros are the function-like macros whose replacement is an
+	// expression, by name.
+	macros map[string]funcMacro
 
 	// globals and locals are the variables in scope: file-scope ones, and
 	// the parameters and locals of the function being lowered.

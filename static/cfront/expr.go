@@ -264,6 +264,13 @@ func (b *builder) call(i int32) ir.Expr {
 	switch k := kindOf(t, fn); k {
 	case kIdentifier:
 		c.Callee = t.text(fn)
+		if _, isMacro := b.macros[c.Callee]; isMacro && !b.locals[c.Callee] {
+			c.Args = b.args(argList)
+			if x, ok := b.expandMacro(c.Callee, c.Args, 0); ok {
+				return x
+			}
+			argList = none // lowered
+		}
 		if b.locals[c.Callee] {
 			// a function pointer variable
 			c.Via, c.Callee, c.Indirect = c.Callee, "", true
@@ -308,7 +315,9 @@ func (b *builder) call(i int32) ir.Expr {
 		}
 		c.Indirect = true
 	}
-	c.Args = b.args(argList)
+	if argList != none {
+		c.Args = b.args(argList)
+	}
 	b.hoist(c)
 	b.lastCallNode = i
 	return ir.CallExpr{Callee: c.Callee, Args: c.Args}

@@ -45,6 +45,8 @@ func (b *builder) topItem(i int32) {
 		b.translationUnit(i)
 	case kPreprocDef:
 		b.define(i)
+	case kPreprocFunctionDef:
+		b.defineFunction(i)
 	case kPreprocIf, kPreprocIfdef, kPreprocElse, kPreprocElif, kPreprocElifdef:
 		for c := t.first(i); c != none; c = t.next(c) {
 			if f := t.field(c); f != fName && f != fCondition {

@@ -36,6 +36,7 @@ const (
 
 	// Preprocessor.
 	kPreprocDef
+	kPreprocFunctionDef
 	kPreprocIf
 	kPreprocIfdef
 	kPreprocElse
@@ -159,6 +160,7 @@ var kindNames = [numKinds]string{
 	kFieldDeclarationList:         "field_declaration_list",
 	kFieldDeclaration:             "field_declaration",
 	kPreprocDef:                   "preproc_def",
+	kPreprocFunctionDef:           "preproc_function_def",
 	kPreprocIf:                    "preproc_if",
 	kPreprocIfdef:                 "preproc_ifdef",
 	kPreprocElse:                  "preproc_else",

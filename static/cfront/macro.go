@@ -23,6 +23,77 @@ func (b *builder) define(i int32) {
 	b.file.Consts[t.text(n)] = parseMacro(text, &b.types)
 }
 
+// funcMacro is a function-like macro whose replacement is an expression:
+// its parameters and the parsed replacement, in which they are Refs.
+type funcMacro struct {
+	params []string
+	body   ir.Expr
+}
+
+// defineFunction records a function-like macro whose replacement text
+// parses as an expression ("#define IDX(i, j) ((i) * NX + (j))"), so
+// that its uses are lowered as the expression they expand to, not as
+// calls of an unknown routine.
+func (b *builder) defineFunction(i int32) {
+	t := b.t
+	n, ps, v := t.child(i, fName), t.child(i, fParameters), t.child(i, fValue)
+	if n == none || ps == none || v == none {
+		return
+	}
+	var params []string
+	for c := t.first(ps); c != none; c = t.next(c) {
+		if t.named(c) {
+			if t.kind(c) != kIdentifier {
+				return // variadic
+			}
+			params = append(params, t.text(c))
+		}
+	}
+	body := parseMacro(strings.TrimSpace(string(t.bytes(v))), &b.types)
+	if _, unknown := body.(ir.Unknown); unknown {
+		return
+	}
+	if b.macros == nil {
+		b.macros = map[string]funcMacro{}
+	}
+	b.macros[t.text(n)] = funcMacro{params: params, body: body}
+}
+
+// expandMacro returns the expansion of the function-like macro name with
+// the lowered arguments args, macros used in its replacement expanded in
+// turn (at most maxMacroDepth deep); false when name is not such a macro
+// or the arguments do not match its parameters.
+func (b *builder) expandMacro(name string, args []ir.Expr, depth int) (ir.Expr, bool) {
+	m, ok := b.macros[name]
+	if !ok || len(args) != len(m.params) || depth > maxMacroDepth {
+		return nil, false
+	}
+	bound := make(map[string]ir.Expr, len(args))
+	for k, p := range m.params {
+		bound[p] = args[k]
+	}
+	return ir.Rewrite(m.body, func(x ir.Expr) (ir.Expr, bool) {
+		switch x := x.(type) {
+		case ir.Ref:
+			a, ok := bound[x.Name]
+			return a, ok
+		case ir.CallExpr:
+			inner := make([]ir.Expr, len(x.Args))
+			for k, a := range x.Args {
+				inner[k] = ir.Rewrite(a, func(y ir.Expr) (ir.Expr, bool) {
+					if r, ok := y.(ir.Ref); ok {
+						a, ok := bound[r.Name]
+						return a, ok
+					}
+					return nil, false
+				})
+			}
+			return b.expandMacro(x.Callee, inner, depth+1)
+		}
+		return nil, false
+	}), true
+}
+
 // parseMacro parses the replacement text of a macro as a C expression.
 func parseMacro(text string, types *typeSizes) ir.Expr {
 	p := macroParser{toks: lexMacro(text), types: types}
@@ -41,7 +112,7 @@ type macroToken struct {
 
 // macroOps are the operators of macro expressions, longest first.
 var macroOps = []string{
-	"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "::",
+	"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "::", "->",
 	"+", "-", "*", "/", "%", "<", ">", "!", "~", "&", "|", "^", "?", ":", "(", ")", ",",
 }
 
@@ -273,8 +344,32 @@ func (p *macroParser) typeName(k int) (ir.Type, int, bool) {
 	return ty, k, true
 }
 
-// primary parses a literal, a name, a call or a parenthesized expression.
+// primary parses a literal, a name, a call or a parenthesized expression,
+// with the subscripts and member accesses after it.
 func (p *macroParser) primary() (ir.Expr, bool) {
+	x, ok := p.operand()
+	for ok {
+		switch {
+		case p.isOp("["):
+			p.pos++
+			i, iok := p.expr(1)
+			if !iok || !p.isOp("]") {
+				return nil, false
+			}
+			p.pos++
+			x = ir.Index{X: x, Idx: []ir.Expr{i}}
+		case (p.isOp(".") || p.isOp("->")) && p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind == 'i':
+			x = ir.Field{X: x, Name: p.toks[p.pos+1].text}
+			p.pos += 2
+		default:
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// operand parses a literal, a name, a call or a parenthesized expression.
+func (p *macroParser) operand() (ir.Expr, bool) {
 	t := p.peek()
 	p.pos++
 	switch t.kind {

@@ -325,3 +325,52 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"batches", 35}, {"one group", 200}, {"offset", 25}, {"inclusive", 41}})
 }
+
+// TestProbeLoops checks the loops probing an open-addressing hash table,
+// on disk or in memory: a few slots, not the table's size; a scan of all
+// slots for a key is no probe.
+func TestProbeLoops(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <fcntl.h>
+#include <unistd.h>
+#define NSLOTS 16384
+#define HSIZE 4096
+typedef struct { unsigned key, flags; } slot_t;
+static slot_t tab[HSIZE];
+static int find(int fd, unsigned key, slot_t *out) {
+  unsigned h = key * 2654435761u >> 18;
+  for (unsigned i = 0; i < NSLOTS; i++) { /* disk probe */
+    unsigned k = (h + i) & (NSLOTS - 1);
+    if (pread(fd, out, sizeof *out, 4096 + (off_t)k * sizeof *out) != sizeof *out) return -1;
+    if (!(out->flags & 1)) return 0;
+    if (out->key == key) return 1;
+  }
+  return -1;
+}
+static slot_t *lookup(unsigned key) {
+  unsigned h = key & (HSIZE - 1);
+  while (tab[h].key != 0) { /* memory probe */
+    if (tab[h].key == key) return &tab[h];
+    h = (h + 1) % HSIZE;
+  }
+  return NULL;
+}
+static int scan(unsigned key) {
+  for (int i = 0; i < HSIZE; i++) /* full scan */
+    if (tab[i].key == key) return i;
+  return -1;
+}
+int main(void) {
+  int fd = open("t.bin", O_RDONLY);
+  slot_t s;
+  int n = find(fd, 7, &s); /* on disk */
+  n += lookup(9) != NULL; /* in memory */
+  n += scan(11); /* by scan */
+  close(fd);
+  return n;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTripsVia(t, g, src, "on disk", []tripWant{{"disk probe", ProbeTrip}})
+	checkTripsVia(t, g, src, "in memory", []tripWant{{"memory probe", ProbeTrip}})
+	checkTripsVia(t, g, src, "by scan", []tripWant{{"full scan", 4096}})
+}

@@ -430,6 +430,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 	if l.Kind == ir.For || l.Kind == ir.Do || l.Kind == ir.RangeFor {
 		def = int64(w.b.opts.DefaultTrip)
 	}
+	if w.probeLoop(l) {
+		return ProbeTrip, TripOdds
+	}
 	if l.Lo != nil && l.Hi != nil {
 		step := IntValue(1, Literal)
 		if l.Step != nil {

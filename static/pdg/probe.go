@@ -1,0 +1,55 @@
+package pdg
+
+import "github.com/iolens/iolens/static/ir"
+
+// ProbeTrip is the number of slots a lookup in an open-addressing hash
+// table probes before it finds its key or an empty slot: between one and
+// two and a half at the loads programs keep tables below (two thirds).
+const ProbeTrip = 2
+
+// probeLoop reports whether l probes the slots of a hash table: it steps
+// through them by a wrapped index, "k = (h + i) & mask" with i the loop's
+// variable or "h = (h + 1) % n", and stops at the slot its key is in, or
+// at an empty one: a return or break in its body, or its condition
+// testing the slot.
+func (w *walker) probeLoop(l *ir.Loop) bool {
+	var slots []string
+	visitStmts(l.Body, func(s ir.Stmt) {
+		var x ir.Expr
+		var target string
+		switch s := s.(type) {
+		case *ir.Assign:
+			if s.Partial || s.Op != "=" {
+				return
+			}
+			x, target = s.Value, s.Target
+		case *ir.Decl:
+			x, target = s.Var.Init, s.Var.Name
+		}
+		if wrappedStep(x, l.Var, target) {
+			slots = append(slots, target)
+		}
+	})
+	if len(slots) == 0 {
+		return false
+	}
+	if exits, returns := loopExits(l.Body, w.fortran(), func(ir.Expr) bool { return false }); exits > 0 || returns {
+		return true
+	}
+	return l.Cond != nil && l.Lo == nil && mentions(l.Cond, slots[0])
+}
+
+// wrappedStep reports whether x, assigned to target, is a sum involving
+// the loop variable or target itself wrapped around a table's size:
+// "(h + i) & (N - 1)", "(h + 1) % n".
+func wrappedStep(x ir.Expr, loopVar, target string) bool {
+	b, ok := uncast(x).(ir.Binary)
+	if !ok || b.Op != "&" && b.Op != "%" {
+		return false
+	}
+	sum, ok := uncast(b.L).(ir.Binary)
+	if !ok || sum.Op != "+" {
+		return false
+	}
+	return loopVar != "" && mentions(sum, loopVar) || mentions(sum, target)
+}
