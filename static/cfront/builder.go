@@ -2,6 +2,7 @@ package cfront
 
 import (
 	"github.com/iolens/iolens/static/ir"
+	"strings"
 )
 
 // builder lowers one file's syntax tree to IR.
@@ -37,9 +38,12 @@ type builder struct {
 	macros map[string]funcMacro
 
 	// globals and locals are the variables in scope: file-scope ones, and
-	// the parameters and locals of the function being lowered.
+	// the parameters and locals of the function being lowered. scoped
+	// holds the qualified names of the variables and constants declared
+	// in namespaces ("lattice::L").
 	globals map[string]bool
 	locals  map[string]bool
+	scoped  map[string]bool
 
 	// pending collects the statements hoisted out of the expressions of
 	// the statement being lowered: calls and embedded assignments.
@@ -89,6 +93,28 @@ func (b *builder) pop() {
 
 // inClass tells whether the innermost scope is a class.
 func (b *builder) inClass() bool { return len(b.scope) > 0 && b.scope[len(b.scope)-1].class }
+
+// inScope returns the qualified name that name, used in the namespace
+// being lowered, refers to: the variable or constant of the innermost
+// enclosing namespace declaring it ("L" in namespace lattice is
+// "lattice::L"), else name itself.
+func (b *builder) inScope(name string) string {
+	if b.locals[name] || len(b.scoped) == 0 {
+		return name
+	}
+	for p := b.prefix; p != ""; {
+		if b.scoped[p+name] {
+			return p + name
+		}
+		outer := p[:len(p)-2]
+		if k := strings.LastIndex(outer, "::"); k >= 0 {
+			p = outer[:k+2]
+		} else {
+			p = ""
+		}
+	}
+	return name
+}
 
 // isVar tells whether name is a variable in scope.
 func (b *builder) isVar(name string) bool { return b.locals[name] || b.globals[name] }

@@ -145,3 +145,32 @@ func TestSyntaxErrors(t *testing.T) {
 		&ir.Return{Pos: at(23), Value: num(0)},
 	}, funcNamed(t, f, "after").Body)
 }
+
+// TestNamespaceNames checks that a name used inside a namespace refers to
+// the constant or variable of the innermost enclosing namespace that
+// declares it, by its qualified name, unless a local hides it.
+func TestNamespaceNames(t *testing.T) {
+	src := `namespace lattice {
+const int L = 256;
+int hits = 0;
+namespace inner {
+const int L = 8;
+int f(int *a) { for (int i = 0; i < L; i++) a[i] = i; hits = L; return L; }
+}
+int g(int L2) { int hits = 1; return L + L2 + hits; }
+}
+int L = 3;
+int h() { return L + lattice::L; }
+`
+	f, err := Parse("ns.cc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := posIn("ns.cc")
+	inner := funcNamed(t, f, "lattice::inner::f").Body
+	checkIR(t, "inner loop bound", ref("lattice::inner::L"), inner[1].(*ir.Loop).Hi)
+	checkIR(t, "inner assignment", &ir.Assign{Pos: at(6), Target: "lattice::hits", Op: "=", Value: ref("lattice::inner::L")}, inner[2])
+	checkIR(t, "outer return", &ir.Return{Pos: at(8), Value: bin("+", bin("+", ref("lattice::L"), ref("L2")), ref("hits"))},
+		funcNamed(t, f, "lattice::g").Body[1])
+	checkIR(t, "file scope", &ir.Return{Pos: at(11), Value: bin("+", ref("L"), ref("lattice::L"))}, funcNamed(t, f, "h").Body[0])
+}

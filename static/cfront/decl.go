@@ -300,6 +300,12 @@ func (b *builder) fileDecl(i int32) {
 		name := b.prefix + d.name
 		v.Name = name
 		b.globals[d.name] = true
+		if b.prefix != "" {
+			if b.scoped == nil {
+				b.scoped = map[string]bool{}
+			}
+			b.scoped[name] = true
+		}
 		b.file.Globals = append(b.file.Globals, v)
 		if v.Const && v.Init != nil && len(v.Type.Dims) == 0 {
 			b.file.Consts[name] = v.Init

@@ -17,7 +17,9 @@ func (b *builder) expr(i int32) ir.Expr {
 		return ir.Unknown{}
 	}
 	switch t.kind(i) {
-	case kIdentifier, kFieldIdentifier, kNamespaceIdentifier, kTypeIdentifier, kThis:
+	case kIdentifier:
+		return ir.Ref{Name: b.inScope(t.text(i))}
+	case kFieldIdentifier, kNamespaceIdentifier, kTypeIdentifier, kThis:
 		return ir.Ref{Name: t.text(i)}
 	case kQualifiedIdentifier:
 		return ir.Ref{Name: b.qualifiedName(i)}
@@ -359,7 +361,9 @@ func (b *builder) target(i int32) (string, bool) {
 	partial := false
 	for i != none {
 		switch t.kind(i) {
-		case kIdentifier, kQualifiedIdentifier:
+		case kIdentifier:
+			return b.inScope(t.text(i)), partial
+		case kQualifiedIdentifier:
 			return b.qualifiedName(i), partial
 		case kParenthesizedExpression:
 			i = t.firstNamed(i)

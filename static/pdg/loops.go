@@ -441,8 +441,8 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		if n, o, ok := counted(Eval(l.Lo, w.env), Eval(l.Hi, w.env), step, l.Inclusive); ok {
 			return n, tripSource(o)
 		}
-		if k, ok := offsetBound(l.Lo, l.Hi); ok {
-			if n, o, ok := counted(IntValue(0, Literal), Eval(k, w.env), step, l.Inclusive); ok {
+		if k, ok := w.offsetCount(l.Lo, l.Hi); ok {
+			if n, o, ok := counted(IntValue(0, Literal), k, step, l.Inclusive); ok {
 				return n, tripSource(o)
 			}
 		}
@@ -981,9 +981,9 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 		return w.nestedCount(l, r.Name, op, boundX)
 	}
 	start, bound := Eval(r, w.env), Eval(boundX, w.env)
-	if k, ok := offsetBound(w.initOf(r), boundX); ok && !start.Known() {
+	if k, ok := w.offsetCount(w.initOf(r), boundX); ok && !start.Known() {
 		// for (m = b0; m < b0 + batch; m++): batch, whatever b0.
-		start, bound = IntValue(0, Literal), Eval(k, w.env)
+		start, bound = IntValue(0, Literal), k
 	}
 	if !bound.Known() {
 		if m, ok := w.drawMeans(boundX, 0); ok {
@@ -994,8 +994,23 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 	return inductionCount(op, start, bound, step)
 }
 
-// offsetBound returns K when hi is lo + K: a loop from lo to hi then
-// runs over K values whatever lo is.
+// offsetCount returns the value of K when hi is lo + K: a loop from lo to
+// hi then runs over K values whatever lo is. A count that is only the
+// known side of an undecided choice ("cnt = b > a ? b - a : 0") is not
+// taken when it leaves no iteration.
+func (w *walker) offsetCount(lo, hi ir.Expr) (Value, bool) {
+	k, ok := offsetBound(lo, hi)
+	if !ok {
+		return Value{}, false
+	}
+	v := Eval(k, w.env)
+	if n, known := v.Int(); !known || n <= 0 && v.Origin == Bound {
+		return Value{}, false
+	}
+	return v, true
+}
+
+// offsetBound returns K when hi is lo + K.
 func offsetBound(lo, hi ir.Expr) (ir.Expr, bool) {
 	b, ok := hi.(ir.Binary)
 	if !ok || b.Op != "+" || lo == nil {
