@@ -34,10 +34,19 @@ func (w *walker) flagTrip(l *ir.Loop) (int64, bool) {
 	p := 1.0
 	for _, st := range l.Body {
 		if a, ok := st.(*ir.Assign); ok && a.Target == flag && !a.Partial {
-			n := max(int64(math.Round(1/p)), 1)
 			sub := *l
 			sub.Cond = rest
-			if m, _, ok := w.induction(&sub); ok && m < n {
+			m, _, bounded := w.induction(&sub)
+			if isEquality(a.Value) {
+				// "found = strcmp(names[i], key) == 0": a search for
+				// a match, halfway through on average.
+				if !bounded {
+					return 0, false
+				}
+				return max((m+1)/2, 1), true
+			}
+			n := max(int64(math.Round(1/p)), 1)
+			if bounded && m < n {
 				n = m
 			}
 			return n, true
@@ -55,6 +64,13 @@ func (w *walker) flagTrip(l *ir.Loop) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// isEquality reports whether x compares for equality: a match of a key,
+// rarely true.
+func isEquality(x ir.Expr) bool {
+	b, ok := uncast(x).(ir.Binary)
+	return ok && b.Op == "=="
 }
 
 // flagTested returns the variable x tests against a constant ("first <

@@ -102,13 +102,18 @@ int main(void) {
 
 // TestFlagLoops checks a loop whose condition also tests a flag its body
 // sets past a skip of unknown odds: two iterations on average, at most
-// the count; a flag set under a condition keeps the count.
+// the count; a flag set under a condition keeps the count; a flag set to
+// a match of a key stops halfway on average.
 func TestFlagLoops(t *testing.T) {
 	src := []source{cSrc(`#include <stdlib.h>
+#include <string.h>
 #define NRANK 5
-int main(void) {
+#define NNAME 901
+int main(int argc, char **argv) {
   unsigned char v[NRANK];
-  int first = -1, found = 0, last = -1;
+  static char names[NNAME][40];
+  int first = -1, found = 0, last = -1, hit = 0;
+  for (int i = 0; i < NNAME && !hit; i++) hit = strcmp(names[i], argv[0]) == 0; /* search */
   for (int r = 0; r < NRANK; r++) v[r] = rand();
   for (int r = 0; r < NRANK && first < 0; r++) { /* first choice */
     if (v[r] == 0) continue;
@@ -120,10 +125,10 @@ int main(void) {
   for (int r = 0; r < NRANK && last < 0; r++) { /* conditional */
     if (v[r] > 3) last = r;
   }
-  return first + found + last;
+  return first + found + last + hit;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	checkTrips(t, g, src, []tripWant{{"first choice", 2}, {"set once", 1}, {"conditional", 5}})
+	checkTrips(t, g, src, []tripWant{{"first choice", 2}, {"set once", 1}, {"conditional", 5}, {"search", 451}})
 }
 
 // TestWindowOdds checks a condition keeping the variable of a counted
