@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The C++ grammar accepts a default member initializer on the last
@@ -109,21 +110,25 @@ func skipQuoted(line string, i int) int {
 	return len(line) - 1
 }
 
-var (
-	// leadingDeclarator is the type and first declarator of a
-	// declaration: specifiers and a type (template arguments, qualified
-	// names), then the declared name after its pointer or reference
-	// marks.
-	leadingDeclarator = regexp.MustCompile(`^(\s*)((?:[A-Za-z_][\w:]*(?:<[^=;]*>)?[\s*&]+)+?)([*&\s]*[A-Za-z_]\w*(?:\[[^\]]*\])?\s*)$`)
-	// laterDeclarator is a later declarator with its initializer.
-	laterDeclarator = regexp.MustCompile(`^\s*[*&]*\s*[A-Za-z_]\w*(?:\[[^\]]*\])?\s*(?:=.*|\{.*\})?$`)
-)
+// declaratorPatterns are the patterns of splitDeclaration, compiled on
+// first use: the type and first declarator of a declaration (specifiers
+// and a type, with template arguments and qualified names, then the
+// declared name after its pointer or reference marks), and a later
+// declarator with its initializer.
+var declaratorPatterns = sync.OnceValues(func() (leading, later *regexp.Regexp) {
+	return regexp.MustCompile(`^(\s*)((?:[A-Za-z_][\w:]*(?:<[^=;]*>)?[\s*&]+)+?)([*&\s]*[A-Za-z_]\w*(?:\[[^\]]*\])?\s*)$`),
+		regexp.MustCompile(`^\s*[*&]*\s*[A-Za-z_]\w*(?:\[[^\]]*\])?\s*(?:=.*|\{.*\})?$`)
+})
 
-// notTypes are the words that start statements, not declarations.
-var notTypes = map[string]bool{
-	"return": true, "for": true, "if": true, "while": true, "else": true, "case": true, "goto": true,
-	"delete": true, "throw": true, "using": true, "typedef": true, "co_return": true, "co_yield": true,
-	"do": true, "switch": true, "friend": true, "template": true, "namespace": true, "enum": true,
+// startsStatement reports whether word starts a statement that is not a
+// declaration.
+func startsStatement(word string) bool {
+	switch word {
+	case "return", "for", "if", "while", "else", "case", "goto", "delete", "throw", "using", "typedef",
+		"co_return", "co_yield", "do", "switch", "friend", "template", "namespace", "enum":
+		return true
+	}
+	return false
 }
 
 // splitDeclaration rewrites "T a = x, b = y;" as "T a = x; T b = y;".
@@ -138,17 +143,18 @@ func splitDeclaration(stmt string) (string, bool) {
 	if eq < 0 {
 		return "", false
 	}
-	m := leadingDeclarator.FindStringSubmatch(parts[0][:eq])
+	leading, later := declaratorPatterns()
+	m := leading.FindStringSubmatch(parts[0][:eq])
 	if m == nil {
 		return "", false
 	}
 	typ := strings.TrimRight(m[2], "*& \t")
-	if first := strings.Fields(typ); len(first) == 0 || notTypes[first[0]] {
+	if first := strings.Fields(typ); len(first) == 0 || startsStatement(first[0]) {
 		return "", false
 	}
 	initialised := false
 	for _, p := range parts[1:] {
-		if !laterDeclarator.MatchString(p) {
+		if !later.MatchString(p) {
 			return "", false
 		}
 		initialised = initialised || strings.ContainsAny(p, "={")
