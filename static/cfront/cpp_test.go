@@ -89,7 +89,7 @@ func TestGridCPP(t *testing.T) {
 			Body: ir.Block{
 				size(29),
 				&ir.Call{Pos: at(30), Indirect: true, Via: "scale", Args: []ir.Expr{elem}},
-				&ir.Assign{Pos: at(30), Target: "tmp", Op: "=", Value: ir.CallExpr{Args: []ir.Expr{elem}}, Partial: true,
+				&ir.Assign{Pos: at(30), Target: "tmp", Op: "=", Value: ir.CallExpr{Callee: "scale", Args: []ir.Expr{elem}}, Partial: true,
 					Element: ir.Index{X: ref("tmp"), Idx: []ir.Expr{ref("i")}}},
 				&ir.Assign{Pos: at(29), Target: "i", Op: "+=", Value: num(1)},
 			},

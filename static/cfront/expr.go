@@ -322,6 +322,11 @@ func (b *builder) call(i int32) ir.Expr {
 	}
 	b.hoist(c)
 	b.lastCallNode = i
+	if c.Indirect && c.Via != "" {
+		// The value of a call through a variable is named after it:
+		// u(rng) with u a std::uniform_real_distribution.
+		return ir.CallExpr{Callee: c.Via, Args: c.Args}
+	}
 	return ir.CallExpr{Callee: c.Callee, Args: c.Args}
 }
 

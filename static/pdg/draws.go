@@ -77,9 +77,44 @@ func (w *walker) draw(x ir.Expr) (m float64, uniform bool) {
 			return 0, callsIn(x.L) && mentions(x.R, "RAND_MAX")
 		}
 	case ir.CallExpr:
+		if lo, hi, ok := w.distribution(x.Callee); ok {
+			return 0, lo == 0 && hi == 1
+		}
 		return 0, uniformDraw(x.Callee)
 	}
 	return 0, false
+}
+
+// distribution returns the bounds of the local variable name when the
+// function declares it as a C++ uniform distribution
+// ("std::uniform_real_distribution<double> u(0.0, 1.0)",
+// "std::uniform_int_distribution<int> age(18, 79)"), whose calls u(rng)
+// draw from it.
+func (w *walker) distribution(name string) (lo, hi float64, ok bool) {
+	def, defined := w.definition(name)
+	c, isCall := def.(ir.CallExpr)
+	if !defined || !isCall {
+		return 0, 0, false
+	}
+	switch t := className(c.Callee); {
+	case strings.HasSuffix(t, "uniform_real_distribution"):
+		lo, hi = 0, 1
+	case strings.HasSuffix(t, "uniform_int_distribution"):
+		if len(c.Args) != 2 {
+			return 0, 0, false
+		}
+	default:
+		return 0, 0, false
+	}
+	if len(c.Args) == 2 {
+		l, lok := Eval(c.Args[0], w.env).Float()
+		h, hok := Eval(c.Args[1], w.env).Float()
+		if !lok || !hok {
+			return 0, 0, false
+		}
+		lo, hi = l, h
+	}
+	return lo, hi, true
 }
 
 // uniformDraw reports whether a routine returns a uniform draw in [0, 1):
@@ -161,7 +196,8 @@ const maxDrawDepth = 4
 
 // drawMeans returns x with each remainder of a draw by a known bound K
 // (rng() % K, and a variable the function defines once as an
-// expression holding one) replaced by the remainder's mean, (K-1)/2:
+// expression holding one) replaced by the remainder's mean, (K-1)/2, and
+// each draw from a C++ uniform distribution by its mean:
 // "1 + rng() % 6" authors a paper, "3 + rand() % kMaxRefs" references.
 // A share of a sum stands for its mean too (shareMean). It reports false
 // when x holds no such remainder or share.
@@ -208,6 +244,9 @@ func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 		x.T, x.F = t, f
 		return x, tok || fok
 	case ir.CallExpr:
+		if lo, hi, ok := w.distribution(x.Callee); ok {
+			return ir.Float{V: (lo + hi) / 2}, true
+		}
 		args := slices.Clone(x.Args)
 		changed := false
 		for i, a := range args {

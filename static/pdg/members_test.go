@@ -381,3 +381,35 @@ int main() {
 	double := iosem.TextWidth("double", 8)
 	checkBytes(t, g, src, []bytesWant{{"insert", 2*double + 2}})
 }
+
+// TestStreamVectorsAndDistributions checks insertions into the elements
+// of a container of file streams (I/O on the files they opened), and
+// draws from C++ uniform distributions: a count drawn from one runs its
+// mean, a comparison of a [0, 1) draw holds its bound's share.
+func TestStreamVectorsAndDistributions(t *testing.T) {
+	src := []source{cppSrc(`#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+int main() {
+  std::vector<std::ofstream> logs(4);
+  for (int m = 0; m < 4; m++) logs[m].open("mat" + std::to_string(m) + ".log");
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> pick(2, 6);
+  for (int r = 0; r < 1000; r++) {
+    int n = 1 + static_cast<int>(u(rng) * 5);
+    for (int k = 0; k < n; k++) logs[r % 4] << r << ',' << k << '\n'; /* reads */
+    int q = pick(rng);
+    for (int j = 0; j < q; j++) logs[0] << 'x'; /* picks */
+    if (u(rng) < 0.25) logs[1] << r << '\n'; /* quarter */
+  }
+  return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"reads", 3}, {"picks", 4}})
+	integer := iosem.TextWidth("int", 4)
+	checkBytes(t, g, src, []bytesWant{{"reads", 2*integer + 2}, {"picks", 1}})
+	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{{"quarter", 0.25}})
+}

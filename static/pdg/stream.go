@@ -80,12 +80,18 @@ func (w *walker) freeStreamCall(c *ir.Call, parent *Node) bool {
 	return true
 }
 
-// streamMode returns the access mode of the stream variable x by its type.
+// streamMode returns the access mode of the stream variable x by its
+// type, or of the element x of a container of streams
+// (std::vector<std::ofstream> logs; logs[m]).
 func (w *walker) streamMode(x ir.Expr) (iosem.Mode, bool) {
-	if v := w.env.Var(baseName(x)); v != nil {
-		return iosem.StreamType(v.Type.Name)
+	v := w.env.Var(baseName(x))
+	if v == nil {
+		return 0, false
 	}
-	return 0, false
+	if e, ok := containerElem(v.Type); ok && isIndex(x) {
+		return iosem.StreamType(e.Name)
+	}
+	return iosem.StreamType(v.Type.Name)
 }
 
 // streamOpenMode returns the mode of a stream of a type allowing def
@@ -114,6 +120,16 @@ func (w *walker) streamOf(x ir.Expr) (*Handle, bool) {
 		}
 		_, ok := w.streamMode(x)
 		return nil, ok
+	case ir.Index:
+		// An element of an array or container of streams: the stream
+		// its elements were last opened on.
+		if _, ok := w.streamMode(x); !ok {
+			return nil, false
+		}
+		if v := Eval(ir.Ref{Name: baseName(x)}, w.env); v.Kind == HandleVal && v.H.Interface == iosem.Stream {
+			return v.H, true
+		}
+		return nil, true
 	case ir.Unary:
 		if x.Op == "*" {
 			return w.streamOf(x.X)
