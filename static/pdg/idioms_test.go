@@ -198,6 +198,13 @@ static void write_all(int fd, const char *p, size_t n) {
     p += w; n -= (size_t)w;
   }
 }
+static void pwrite_all(int fd, const char *p, size_t len, off_t off) {
+  while (len) { /* to zero */
+    ssize_t w = pwrite(fd, p, len, off);
+    if (w < 0) return;
+    p += w; len -= (size_t)w; off += w;
+  }
+}
 static const size_t kPiece = 8192;
 static void write_pieces(int fd, const char *p, size_t n) {
   size_t off = 0;
@@ -212,6 +219,7 @@ int main(void) {
   write_all(fd, big, sizeof big); /* whole */
   write_all(fd, big, 100); /* small */
   write_pieces(fd, big, (size_t)rand()); /* unknown size */
+  pwrite_all(fd, big, 30000, 0); /* positioned */
   close(fd);
   return 0;
 }`)}
@@ -229,6 +237,9 @@ int main(void) {
 		if l.Trip != tc.trip || io.IO.Bytes != tc.bytes {
 			t.Errorf("%s: %d trips (%s) of %d bytes, want %d of %d", tc.via, l.Trip, l.TripSource, io.IO.Bytes, tc.trip, tc.bytes)
 		}
+	}
+	if l := loopVia(t, g, src, []string{"positioned"}, "to zero"); l.Trip != 1 || l.TripSource != TripTransfer {
+		t.Errorf("loop to zero: %d trips (%s), want 1 (%s)", l.Trip, l.TripSource, TripTransfer)
 	}
 	if l := loopVia(t, g, src, []string{"unknown size"}, "by a constant step"); l.TripSource == TripTransfer {
 		t.Errorf("loop by a constant step: %d trips (%s), want no transfer", l.Trip, l.TripSource)

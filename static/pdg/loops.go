@@ -663,7 +663,11 @@ func (w *walker) readRequest(l *ir.Loop) int64 {
 // for signals, short reads at the end of a file and pipes: the body runs
 // once. It returns the counter and its value after the loop (0, n).
 func (w *walker) completesTransfer(l *ir.Loop) (counter string, final ir.Expr, ok bool) {
-	c, ok := l.Cond.(ir.Binary)
+	cond := l.Cond
+	if r, isRef := cond.(ir.Ref); isRef {
+		cond = ir.Binary{Op: "!=", L: r, R: ir.Int{V: 0}} // while (len)
+	}
+	c, ok := cond.(ir.Binary)
 	if !ok {
 		return "", nil, false
 	}
