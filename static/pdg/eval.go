@@ -441,6 +441,11 @@ func (e *Env) evalCall(x ir.CallExpr, depth int) Value {
 		}
 		return f(e, args)
 	}
+	if depth > 0 {
+		// In a constant's definition ("kMats = kMatKm.size()"), not
+		// the result of a call the function made.
+		return Value{}
+	}
 	return e.calls.m[x.Callee]
 }
 

@@ -413,3 +413,23 @@ int main() {
 	checkBytes(t, g, src, []bytesWant{{"reads", 2*integer + 2}, {"picks", 1}})
 	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{{"quarter", 0.25}})
 }
+
+// TestConstantOfCall checks a constant defined by a call ("kMats =
+// kKm.size()"): not the result of the last call of that name the
+// function made (the size of another container).
+func TestConstantOfCall(t *testing.T) {
+	src := []source{cppSrc(`#include <array>
+#include <vector>
+constexpr std::array<double, 3> kKm = {0.0, 5.0, 10.0};
+const int kMats = static_cast<int>(kKm.size());
+int main() {
+  std::vector<int> v(30000);
+  size_t n = v.size();
+  long s = 0;
+  for (int m = 0; m < kMats; m++) s += m; /* mats */
+  return (int)(s + n);
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"mats", DefaultTrip}})
+}
