@@ -371,6 +371,16 @@ static slot_t *lookup(unsigned key) {
   }
   return NULL;
 }
+static int words(const char *line) {
+  int n = 0;
+  for (const char *p = line;; p++) { /* outer scan */
+    unsigned h = (unsigned char)*p & (HSIZE - 1);
+    while (tab[h].key != 0) h = (h + 1) % HSIZE; /* inner probe */
+    n++;
+    if (*p == 0) break;
+  }
+  return n;
+}
 static int scan(unsigned key) {
   for (int i = 0; i < HSIZE; i++) /* full scan */
     if (tab[i].key == key) return i;
@@ -382,6 +392,7 @@ int main(void) {
   int n = find(fd, 7, &s); /* on disk */
   n += lookup(9) != NULL; /* in memory */
   n += scan(11); /* by scan */
+  n += words("a b"); /* by words */
   close(fd);
   return n;
 }`)}
@@ -389,4 +400,5 @@ int main(void) {
 	checkTripsVia(t, g, src, "on disk", []tripWant{{"disk probe", ProbeTrip}})
 	checkTripsVia(t, g, src, "in memory", []tripWant{{"memory probe", ProbeTrip}})
 	checkTripsVia(t, g, src, "by scan", []tripWant{{"full scan", 4096}})
+	checkTripsVia(t, g, src, "by words", []tripWant{{"outer scan", DefaultWhileTrip}, {"inner probe", ProbeTrip}})
 }

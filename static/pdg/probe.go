@@ -14,7 +14,7 @@ const ProbeTrip = 2
 // testing the slot.
 func (w *walker) probeLoop(l *ir.Loop) bool {
 	var slots []string
-	visitStmts(l.Body, func(s ir.Stmt) {
+	visitOwn(l.Body, func(s ir.Stmt) {
 		var x ir.Expr
 		var target string
 		switch s := s.(type) {
@@ -52,4 +52,22 @@ func wrappedStep(x ir.Expr, loopVar, target string) bool {
 		return false
 	}
 	return loopVar != "" && mentions(sum, loopVar) || mentions(sum, target)
+}
+
+// visitOwn calls f for each statement of blk and of the branches in it,
+// not for those of the loops nested in it: the statements of one
+// iteration of the loop whose body blk is.
+func visitOwn(blk ir.Block, f func(ir.Stmt)) {
+	for _, s := range blk {
+		f(s)
+		switch s := s.(type) {
+		case *ir.If:
+			visitOwn(s.Then, f)
+			visitOwn(s.Else, f)
+		case *ir.Switch:
+			for _, c := range s.Cases {
+				visitOwn(c, f)
+			}
+		}
+	}
 }
