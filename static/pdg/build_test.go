@@ -543,3 +543,27 @@ int main() {
 		t.Errorf("modes %v, want %v", got, want)
 	}
 }
+
+// TestReductionCost checks Fortran intrinsics reducing or searching an
+// array or a section: they cost per element (maxloc 2, sum 1), against
+// the same statements over one element.
+func TestReductionCost(t *testing.T) {
+	work := func(decls string) float64 {
+		src := []source{{"red.f90", `program red
+  implicit none
+  real :: ` + decls + `
+  integer :: imax
+  real :: s
+  imax = maxloc(prof, 1)
+  s = sum(series(2, :))
+  if (maxval(series(1, :)) > 120.0) s = 0
+  print *, imax, s
+end program red
+`}}
+		return buildSources(t, Options{}, src...).Entry.Work
+	}
+	got := work("prof(240), series(4, 365)") - work("prof(1), series(4, 1)")
+	if want := 2*240.0 + 365 + 365; got != want {
+		t.Errorf("reductions: %v more operations than over one element, want %v", got, want)
+	}
+}

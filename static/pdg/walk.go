@@ -260,7 +260,7 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 		w.env.Set(v.Name, stringStream)
 	}
 	if v.Init != nil {
-		parent.Work += ops(v.Init, w.fortran()) + 1 + w.indexCost(v.Init)
+		parent.Work += ops(v.Init, w.fortran()) + 1 + w.accessCost(v.Init)
 		w.env.Set(v.Name, Eval(v.Init, w.env))
 		init := v.Init
 		if c, ok := init.(ir.Cast); ok {
@@ -318,7 +318,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	if w.streamStatement(s, parent) {
 		return
 	}
-	work := ops(s.Value, w.fortran()) + 1 + w.indexCost(s.Value)
+	work := ops(s.Value, w.fortran()) + 1 + w.accessCost(s.Value)
 	if s.Op != "=" {
 		work++
 	}
@@ -822,7 +822,7 @@ func (w *walker) fortranAllocate(args []ir.Expr) float64 {
 func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, labels []string, parent *Node) {
 	n := &Node{Kind: BranchNode, Name: name, Pos: pos, EndLine: lastLine(alts), Taken: -1}
 	if cond != nil {
-		parent.Work += ops(cond, w.fortran())
+		parent.Work += ops(cond, w.fortran()) + w.accessCost(cond)
 		// A condition on a Bound value (a chunk size on all but the last
 		// pass, the known side of a choice) is not decided by it.
 		v := Eval(cond, w.env)

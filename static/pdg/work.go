@@ -278,18 +278,49 @@ func lookupMethod(method string) bool {
 	return false
 }
 
-// indexCost returns the operations of the subscripts of associative
-// containers in x (counts[word]): each a lookup (memberCost of
-// operator[]).
-func (w *walker) indexCost(x ir.Expr) float64 {
+// accessCost returns the operations of the accesses in x that ops does
+// not count: subscripts of associative containers (counts[word]), each a
+// lookup (memberCost of operator[]), and Fortran intrinsics reducing or
+// searching a whole array or section (sum, maxval, maxloc...), by its
+// elements.
+func (w *walker) accessCost(x ir.Expr) float64 {
 	cost := 0.0
 	ir.Any(x, func(y ir.Expr) bool {
-		if idx, ok := y.(ir.Index); ok {
-			if c, ok := memberCost(w.typeName(baseName(idx.X)), "operator[]"); ok {
+		switch y := y.(type) {
+		case ir.Index:
+			if c, ok := memberCost(w.typeName(baseName(y.X)), "operator[]"); ok {
 				cost += c
 			}
+		case ir.CallExpr:
+			cost += w.reductionOps(y)
 		}
 		return false
 	})
 	return cost
+}
+
+// reductionOps are the operations per element of the Fortran intrinsics
+// that reduce or search an array.
+var reductionOps = map[string]float64{
+	"sum": 1, "product": 1, "maxval": 1, "minval": 1, "maxloc": 2, "minloc": 2, "count": 1, "any": 1, "all": 1,
+	"dot_product": 2, "norm2": 2, "findloc": 2,
+}
+
+// reductionOps returns the operations of a Fortran reduction of an array
+// or section of known size (maxloc(prof, 1), sum(series(2, :))), 0 for
+// other calls.
+func (w *walker) reductionOps(c ir.CallExpr) float64 {
+	per, ok := reductionOps[strings.ToLower(c.Callee)]
+	if !ok || !w.fortran() || len(c.Args) == 0 {
+		return 0
+	}
+	v := w.designated(c.Args[0])
+	if v == nil || len(v.Type.Dims) == 0 {
+		return 0
+	}
+	n, ok := w.designatedElems(c.Args[0], v)
+	if !ok || n <= 1 {
+		return 0
+	}
+	return per * float64(n)
 }
