@@ -77,6 +77,11 @@ type Handle struct {
 	openScale     int
 	base, written extent
 	synced        float64
+	// spread is the number of files the handle stands for when it is
+	// the element of a container of streams the program opens one after
+	// the other (logs[m].open(...)): what is written through any element
+	// is shared among them.
+	spread int64
 	// atEnd is set by a seek to the end of the file, and reset by other
 	// seeks: ftell then returns the file's size.
 	atEnd bool

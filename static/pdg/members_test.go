@@ -383,17 +383,24 @@ int main() {
 }
 
 // TestStreamVectorsAndDistributions checks insertions into the elements
-// of a container of file streams (I/O on the files they opened), and
+// of a container of file streams (I/O on the files they opened, each
+// holding its share of what is written through any), and
 // draws from C++ uniform distributions: a count drawn from one runs its
 // mean, a comparison of a [0, 1) draw holds its bound's share.
 func TestStreamVectorsAndDistributions(t *testing.T) {
-	src := []source{cppSrc(`#include <fstream>
+	src := []source{cppSrc(`#include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 int main() {
   std::vector<std::ofstream> logs(4);
-  for (int m = 0; m < 4; m++) logs[m].open("mat" + std::to_string(m) + ".log");
+  for (int m = 0; m < 4; m++) {
+    char name[32];
+    std::snprintf(name, sizeof name, "mat%d.log", m);
+    logs[m].open(name);
+  }
+  for (int m = 0; m < 4; m++) logs[m] << "# mat " << m << '\n';
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::uniform_int_distribution<int> pick(2, 6);
@@ -404,11 +411,22 @@ int main() {
     for (int j = 0; j < q; j++) logs[0] << 'x'; /* picks */
     if (u(rng) < 0.25) logs[1] << r << '\n'; /* quarter */
   }
-  return 0;
+  for (auto &f : logs) f.close();
+  long lines = 0;
+  for (int m = 0; m < 4; m++) {
+    char name[32];
+    std::snprintf(name, sizeof name, "mat%d.log", m);
+    std::ifstream in(name);
+    std::string line;
+    while (std::getline(in, line)) lines++; /* one log */
+  }
+  return (int)lines;
 }
 `)}
 	g := buildSources(t, Options{}, src...)
-	checkTrips(t, g, src, []tripWant{{"reads", 3}, {"picks", 4}})
+	// A log holds its header and a quarter of 1000 × (3 + 0.25) lines:
+	// 813.5, rounded.
+	checkTrips(t, g, src, []tripWant{{"reads", 3}, {"picks", 4}, {"one log", 814}})
 	integer := iosem.TextWidth("int", 4)
 	checkBytes(t, g, src, []bytesWant{{"reads", 2*integer + 2}, {"picks", 1}})
 	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{{"quarter", 0.25}})

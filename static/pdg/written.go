@@ -114,6 +114,9 @@ func (w *walker) factor(from int) float64 {
 // (see writeLog).
 func (w *walker) wrote(h *Handle, e extent) {
 	f := h.File()
+	if f.spread > 1 {
+		e = e.scaled(1 / float64(f.spread))
+	}
 	switch {
 	case f.openedIn == w.fn:
 		f.written = f.written.plus(e.scaled(w.factor(f.openScale)))
