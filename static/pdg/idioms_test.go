@@ -429,3 +429,32 @@ int main(void) {
 		t.Errorf("loop work %v with computing branches, %v with a call, want a ratio of %v", simple.Work, called.Work, StraightLineOpsPerCycle)
 	}
 }
+
+// TestSmallFiles checks a loop reading to the end of a file of unknown
+// contents that a loop around opens, one file per iteration: a small
+// file (SmallFileReadTrip lines), where a file opened once is read
+// DefaultReadTrip times.
+func TestSmallFiles(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <dirent.h>
+int main(int argc, char **argv) {
+  char line[256], path[512];
+  long n = 0;
+  DIR *d = opendir(argv[1]);
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    snprintf(path, sizeof path, "%s/%s", argv[1], e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    while (fgets(line, sizeof line, f)) n++; /* per entry */
+    fclose(f);
+  }
+  closedir(d);
+  FILE *g = fopen(argv[2], "r");
+  while (fgets(line, sizeof line, g)) n++; /* one file */
+  fclose(g);
+  return (int)n;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"per entry", SmallFileReadTrip}, {"one file", DefaultReadTrip}})
+}

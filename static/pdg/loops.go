@@ -579,12 +579,28 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		if b := w.readRequest(l); b > 0 {
 			n = min(max(DefaultReadBytes/b, 1), n)
 		}
+		if h, _, _, ok := w.eofRead(l); ok && w.openedPerIteration(h) {
+			n = min(n, SmallFileReadTrip)
+		}
 		return n, defSrc
 	}
 	if w.overElement(l) {
 		return DefaultRowTrip, defSrc
 	}
 	return def, defSrc
+}
+
+// SmallFileReadTrip is the records assumed for a file the program did not
+// write (or whose contents the analysis does not know) when a loop opens
+// one such file per iteration: a directory of reports, records or
+// messages holds small files.
+const SmallFileReadTrip = 50
+
+// openedPerIteration reports whether the file of h was opened by the
+// function being walked inside a loop around the statement being walked.
+func (w *walker) openedPerIteration(h *Handle) bool {
+	f := h.File()
+	return f.openedIn == w.fn && f.openScale > 0 && f.openScale <= len(w.scale)
 }
 
 // overElement reports whether the condition of l tests the size of a
