@@ -355,18 +355,29 @@ func calledFuncs(d funcDef, b *builder) []*ir.Func {
 }
 
 // visitStmts calls f for every statement of blk, nested ones included.
-func visitStmts(blk ir.Block, f func(ir.Stmt)) {
+func visitStmts(blk ir.Block, f func(ir.Stmt)) { visitBlock(blk, f, true) }
+
+// visitOwn calls f for each statement of blk and of the branches in it,
+// not for those of the loops nested in it: the statements of one
+// iteration of the loop whose body blk is.
+func visitOwn(blk ir.Block, f func(ir.Stmt)) { visitBlock(blk, f, false) }
+
+// visitBlock calls f for each statement of blk, of its branches and, when
+// loops is set, of its loops, recursively.
+func visitBlock(blk ir.Block, f func(ir.Stmt), loops bool) {
 	for _, s := range blk {
 		f(s)
 		switch s := s.(type) {
 		case *ir.Loop:
-			visitStmts(s.Body, f)
+			if loops {
+				visitBlock(s.Body, f, loops)
+			}
 		case *ir.If:
-			visitStmts(s.Then, f)
-			visitStmts(s.Else, f)
+			visitBlock(s.Then, f, loops)
+			visitBlock(s.Else, f, loops)
 		case *ir.Switch:
 			for _, c := range s.Cases {
-				visitStmts(c, f)
+				visitBlock(c, f, loops)
 			}
 		}
 	}

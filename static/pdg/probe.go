@@ -53,21 +53,3 @@ func wrappedStep(x ir.Expr, loopVar, target string) bool {
 	}
 	return loopVar != "" && mentions(sum, loopVar) || mentions(sum, target)
 }
-
-// visitOwn calls f for each statement of blk and of the branches in it,
-// not for those of the loops nested in it: the statements of one
-// iteration of the loop whose body blk is.
-func visitOwn(blk ir.Block, f func(ir.Stmt)) {
-	for _, s := range blk {
-		f(s)
-		switch s := s.(type) {
-		case *ir.If:
-			visitOwn(s.Then, f)
-			visitOwn(s.Else, f)
-		case *ir.Switch:
-			for _, c := range s.Cases {
-				visitOwn(c, f)
-			}
-		}
-	}
-}
