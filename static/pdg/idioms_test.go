@@ -403,32 +403,6 @@ int main(void) {
 	checkTripsVia(t, g, src, "by words", []tripWant{{"outer scan", DefaultWhileTrip}, {"inner probe", ProbeTrip}})
 }
 
-// TestComputingBranches checks an innermost loop whose branches only
-// compute ("if (y[i] > ymax) ymax = y[i]"): straight-line code, at
-// StraightLineOpsPerCycle, against the same loop whose branch also calls
-// a routine.
-func TestComputingBranches(t *testing.T) {
-	src := []source{cSrc(`#include <stdio.h>
-int main(void) {
-  static double y[1000];
-  double ymax = 0, s = 0;
-  for (int i = 0; i < 1000; i++) { /* max scan */
-    s += y[i] * 2.0;
-    if (y[i] > ymax) ymax = y[i];
-  }
-  for (int i = 0; i < 1000; i++) { /* with call */
-    s += y[i] * 2.0;
-    if (y[i] > ymax) { ymax = y[i]; putchar('+'); }
-  }
-  printf("%f %f\n", s, ymax);
-  return 0;
-}`)}
-	g := buildSources(t, Options{}, src...)
-	simple, called := entryLoop(t, g, src, "max scan"), entryLoop(t, g, src, "with call")
-	if simple.Work*StraightLineOpsPerCycle != called.Work || simple.Work == 0 {
-		t.Errorf("loop work %v with computing branches, %v with a call, want a ratio of %v", simple.Work, called.Work, StraightLineOpsPerCycle)
-	}
-}
 
 // TestSmallFiles checks a loop reading to the end of a file of unknown
 // contents that a loop around opens, one file per iteration: a small

@@ -92,15 +92,6 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		default:
 			n.Work /= StraightLineOpsPerCycle
 		}
-	} else if simpleBranches(n) && !chainedLoad(l.Body) {
-		// Branches that only compute ("if (y[i] > ymax) ymax = y[i]")
-		// become conditional moves: straight-line code too.
-		n.Work /= StraightLineOpsPerCycle
-		for _, b := range n.Children {
-			for _, alt := range b.Children {
-				alt.Work /= StraightLineOpsPerCycle
-			}
-		}
 	}
 	parent.Children = append(parent.Children, n)
 }
@@ -358,26 +349,8 @@ func (w *walker) outerInit(x ir.Expr) ir.Expr {
 // elements one SIMD instruction handles.
 const VectorWidth = 8
 
-// simpleBranches reports whether the children of loop node n are all
-// branches whose alternatives only compute: no calls, I/O or loops in
-// them.
-func simpleBranches(n *Node) bool {
-	for _, b := range n.Children {
-		if b.Kind != BranchNode {
-			return false
-		}
-		for _, alt := range b.Children {
-			if len(alt.Children) > 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // StraightLineOpsPerCycle is how many operations a core retires per
-// cycle in the other innermost loops with neither calls nor branches
-// (but those that only compute, see simpleBranches):
+// cycle in the other innermost loops with neither calls nor branches:
 // such loops keep several independent operations in flight, where code
 // with calls and branches retires about one.
 const StraightLineOpsPerCycle = 2
