@@ -403,7 +403,6 @@ int main(void) {
 	checkTripsVia(t, g, src, "by words", []tripWant{{"outer scan", DefaultWhileTrip}, {"inner probe", ProbeTrip}})
 }
 
-
 // TestSmallFiles checks a loop reading to the end of a file of unknown
 // contents that a loop around opens, one file per iteration: a small
 // file (SmallFileReadTrip lines), where a file opened once is read
