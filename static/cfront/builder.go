@@ -1,8 +1,9 @@
 package cfront
 
 import (
-	"github.com/iolens/iolens/static/ir"
 	"strings"
+
+	"github.com/iolens/iolens/static/ir"
 )
 
 // builder lowers one file's syntax tree to IR.

@@ -116,7 +116,7 @@ func skipQuoted(line string, i int) int {
 // declared name after its pointer or reference marks), and a later
 // declarator with its initializer.
 var declaratorPatterns = sync.OnceValues(func() (leading, later *regexp.Regexp) {
-	return regexp.MustCompile(`^(\s*)((?:[A-Za-z_][\w:]*(?:<[^=;]*>)?[\s*&]+)+?)([*&\s]*[A-Za-z_]\w*(?:\[[^\]]*\])?\s*)$`),
+	return regexp.MustCompile(`^\s*((?:[A-Za-z_][\w:]*(?:<[^=;]*>)?[\s*&]+)+?)([*&\s]*[A-Za-z_]\w*(?:\[[^\]]*\])?\s*)$`),
 		regexp.MustCompile(`^\s*[*&]*\s*[A-Za-z_]\w*(?:\[[^\]]*\])?\s*(?:=.*|\{.*\})?$`)
 })
 
@@ -148,7 +148,7 @@ func splitDeclaration(stmt string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	typ := strings.TrimRight(m[2], "*& \t")
+	typ := strings.TrimRight(m[1], "*& \t")
 	if first := strings.Fields(typ); len(first) == 0 || startsStatement(first[0]) {
 		return "", false
 	}

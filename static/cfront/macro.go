@@ -72,23 +72,17 @@ func (b *builder) expandMacro(name string, args []ir.Expr, depth int) (ir.Expr, 
 	for k, p := range m.params {
 		bound[p] = args[k]
 	}
-	return ir.Rewrite(m.body, func(x ir.Expr) (ir.Expr, bool) {
-		switch x := x.(type) {
-		case ir.Ref:
-			a, ok := bound[x.Name]
-			return a, ok
-		case ir.CallExpr:
-			inner := make([]ir.Expr, len(x.Args))
-			for k, a := range x.Args {
-				inner[k] = ir.Rewrite(a, func(y ir.Expr) (ir.Expr, bool) {
-					if r, ok := y.(ir.Ref); ok {
-						a, ok := bound[r.Name]
-						return a, ok
-					}
-					return nil, false
-				})
-			}
-			return b.expandMacro(x.Callee, inner, depth+1)
+	x := ir.Rewrite(m.body, func(x ir.Expr) (ir.Expr, bool) {
+		r, ok := x.(ir.Ref)
+		if !ok {
+			return nil, false
+		}
+		a, ok := bound[r.Name]
+		return a, ok
+	})
+	return ir.Rewrite(x, func(x ir.Expr) (ir.Expr, bool) {
+		if c, ok := x.(ir.CallExpr); ok {
+			return b.expandMacro(c.Callee, c.Args, depth+1)
 		}
 		return nil, false
 	}), true

@@ -46,11 +46,12 @@ func ParseLang(path string, src []byte, lang ir.Lang) (*ir.File, error) {
 		return nil, fmt.Errorf("parsing %s: %w", path, err)
 	}
 	ft, err := p.parse(src)
-	if err == nil && lang == ir.CPP && ft.hasErrors() {
+	if n := 0; err == nil && lang == ir.CPP {
+		n = ft.errorCount()
 		// Retry with one declarator per member declaration (see
 		// splitDeclarators); keep the retry if it parses better.
-		if split := splitDeclarators(src); len(split) != len(src) {
-			if ft2, err2 := p.parse(split); err2 == nil && ft2.errorCount() < ft.errorCount() {
+		if split := splitDeclarators(src); n > 0 && len(split) != len(src) {
+			if ft2, err2 := p.parse(split); err2 == nil && ft2.errorCount() < n {
 				ft.free()
 				ft, src = ft2, split
 			} else if err2 == nil {

@@ -136,9 +136,6 @@ func (t *flatTree) errorCount() int {
 	return n
 }
 
-// hasErrors reports whether the tree has an ERROR or missing node.
-func (t *flatTree) hasErrors() bool { return t.errorCount() > 0 }
-
 // errTimeout reports a parse abandoned because it took too long, which
 // tree-sitter's error recovery can on long stretches of garbage.
 var errTimeout = errors.New("tree-sitter gave up: parse took too long")

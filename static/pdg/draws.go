@@ -91,30 +91,30 @@ func (w *walker) draw(x ir.Expr) (m float64, uniform bool) {
 // "std::uniform_int_distribution<int> age(18, 79)"), whose calls u(rng)
 // draw from it.
 func (w *walker) distribution(name string) (lo, hi float64, ok bool) {
+	// The declared type first: most calls are of no distribution, and
+	// definition walks the whole function.
+	v := w.env.Var(name)
+	if v == nil {
+		return 0, 0, false
+	}
+	t := className(v.Type.Name)
+	isReal := strings.HasSuffix(t, "uniform_real_distribution")
+	if !isReal && !strings.HasSuffix(t, "uniform_int_distribution") {
+		return 0, 0, false
+	}
 	def, defined := w.definition(name)
 	c, isCall := def.(ir.CallExpr)
-	if !defined || !isCall {
+	switch {
+	case !defined || !isCall:
+		return 0, 0, false
+	case len(c.Args) == 0 && isReal:
+		return 0, 1, true // the default bounds
+	case len(c.Args) != 2:
 		return 0, 0, false
 	}
-	switch t := className(c.Callee); {
-	case strings.HasSuffix(t, "uniform_real_distribution"):
-		lo, hi = 0, 1
-	case strings.HasSuffix(t, "uniform_int_distribution"):
-		if len(c.Args) != 2 {
-			return 0, 0, false
-		}
-	default:
-		return 0, 0, false
-	}
-	if len(c.Args) == 2 {
-		l, lok := Eval(c.Args[0], w.env).Float()
-		h, hok := Eval(c.Args[1], w.env).Float()
-		if !lok || !hok {
-			return 0, 0, false
-		}
-		lo, hi = l, h
-	}
-	return lo, hi, true
+	lo, lok := Eval(c.Args[0], w.env).Float()
+	hi, hok := Eval(c.Args[1], w.env).Float()
+	return lo, hi, lok && hok
 }
 
 // uniformDraw reports whether a routine returns a uniform draw in [0, 1):

@@ -299,18 +299,20 @@ func (w *walker) accessCost(x ir.Expr) float64 {
 	return cost
 }
 
-// reductionOps are the operations per element of the Fortran intrinsics
-// that reduce or search an array.
-var reductionOps = map[string]float64{
-	"sum": 1, "product": 1, "maxval": 1, "minval": 1, "maxloc": 2, "minloc": 2, "count": 1, "any": 1, "all": 1,
-	"dot_product": 2, "norm2": 2, "findloc": 2,
-}
+// reductionCosts are the operations per element of the Fortran
+// intrinsics that reduce or search an array.
+var reductionCosts = sync.OnceValue(func() map[string]float64 {
+	return map[string]float64{
+		"sum": 1, "product": 1, "maxval": 1, "minval": 1, "maxloc": 2, "minloc": 2, "count": 1, "any": 1, "all": 1,
+		"dot_product": 2, "norm2": 2, "findloc": 2,
+	}
+})
 
 // reductionOps returns the operations of a Fortran reduction of an array
 // or section of known size (maxloc(prof, 1), sum(series(2, :))), 0 for
 // other calls.
 func (w *walker) reductionOps(c ir.CallExpr) float64 {
-	per, ok := reductionOps[strings.ToLower(c.Callee)]
+	per, ok := reductionCosts()[strings.ToLower(c.Callee)]
 	if !ok || !w.fortran() || len(c.Args) == 0 {
 		return 0
 	}
