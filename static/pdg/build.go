@@ -293,6 +293,13 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 			}
 			n.outShapes[i], _ = w.env.shapeOf(p.Name)
 		}
+	} else if len(w.written) > 0 {
+		n.outs = make([]Value, len(d.f.Params))
+		for i, p := range d.f.Params {
+			if v := Eval(ir.Ref{Name: p.Name}, w.env); w.written[p.Name] && v.Kind == Str {
+				n.outs[i] = v.with(Passed)
+			}
+		}
 	}
 	b.depth--
 	delete(b.active, d.f)

@@ -431,3 +431,83 @@ int main(int argc, char **argv) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"per entry", SmallFileReadTrip}, {"one file", DefaultReadTrip}})
 }
+
+func TestFilledPaths(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+static char dir[256];
+static void part_path(char *buf, size_t n, int r) { snprintf(buf, n, "%s/part%d.bin", dir, r); }
+static void named(char *buf, size_t n, int r) { part_path(buf, n, r); }
+static void write_part(int r) {
+  char path[300];
+  part_path(path, sizeof path, r);
+  FILE *f = fopen(path, "wb");
+  double row[512] = {0};
+  for (int i = 0; i < 200; i++) fwrite(row, sizeof row[0], 512, f);
+  fclose(f);
+}
+static double read_part(int r) {
+  char path[300];
+  named(path, sizeof path, r);
+  FILE *f = fopen(path, "rb");
+  double row[512], s = 0;
+  while (fread(row, sizeof row[0], 512, f) == 512) s += row[0]; /* rows */
+  fclose(f);
+  return s;
+}
+static double load_part(int r, size_t n) {
+  char path[300];
+  part_path(path, sizeof path, r);
+  FILE *f = fopen(path, "rb");
+  double *q = malloc(n * sizeof *q), s = 0;
+  if (fread(q, sizeof *q, n, f) != n) exit(1);
+  fclose(f);
+  for (size_t k = 0; k < n; k++) s += q[k]; /* records */
+  free(q);
+  return s;
+}
+int main(int argc, char **argv) {
+  snprintf(dir, sizeof dir, "%s", argv[1]);
+  for (int r = 0; r < 3; r++) write_part(r);
+  double s = 0;
+  for (int r = 0; r < 3; r++) s += read_part(r); /* each part */
+  for (int r = 0; r < 3; r++) s += load_part(r, (size_t)rand()); /* unknown count */
+  return s > 0;
+}`)}
+	g := buildSources(t, Options{Args: []string{"out"}}, src...)
+	if l := loopVia(t, g, src, []string{"each part"}, "rows"); l.Trip != 200 || l.TripSource != TripWritten {
+		t.Errorf("rows: %d trips (%s), want 200 (%s)", l.Trip, l.TripSource, TripWritten)
+	}
+	if l := loopVia(t, g, src, []string{"unknown count"}, "records"); l.Trip != 200*512 {
+		t.Errorf("records: %d trips (%s), want %d", l.Trip, l.TripSource, 200*512)
+	}
+}
+
+func TestGrowingCounters(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+int main(void) {
+  size_t cap = 1024, n = 0, m = 0, h = 0;
+  double *v = malloc(cap * sizeof *v), s = 0;
+  for (int k = 0; k < 5000; k++) {
+    if (n == cap) {
+      cap *= 2;
+      v = realloc(v, cap * sizeof *v);
+    }
+    v[n++] = k;
+  }
+  for (size_t k = 0; k < n; k++) s += v[k]; /* grown */
+  for (int j = 0; j < 40; j++)
+    if (n < 6000) v[n++] = j;
+  for (size_t k = 0; k < n; k++) s += v[k]; /* at least */
+  for (int j = 0; j < 40; j++)
+    if (m < 30) m++;
+  for (size_t k = 0; k < m; k++) s += v[k]; /* from zero */
+  for (int j = 0; j < 40; j++)
+    if (h == 100) break; else h++;
+  for (size_t k = 0; k < h; k++) s += v[k]; /* stopped */
+  free(v);
+  return s > 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"grown", 5000}, {"at least", 5000}, {"from zero", DefaultTrip}, {"stopped", DefaultTrip}})
+}

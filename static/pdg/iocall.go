@@ -81,6 +81,9 @@ func (w *walker) decorate(c *ir.Call, args []ir.Expr, s iosem.Semantics, recv *H
 			if io.BytesKnown && z.Elem > 0 {
 				io.Items = io.Bytes / z.Elem
 			}
+			if io.BytesKnown && z.Kind == iosem.Bytes {
+				w.countFromFile(c, z, io.Bytes)
+			}
 		}
 		switch s.Size.Kind {
 		case iosem.Format:
@@ -566,6 +569,30 @@ func (w *walker) restOfFile(h *Handle) (int64, bool) {
 		return 0, false
 	}
 	return int64(e.bytes), true
+}
+
+// countFromFile gives the unknown count variable of a read that takes
+// the rest of a file the program wrote (see restOfFile) the count that
+// file holds: in "fread(q, sizeof *q, n, f)" on a file of bytes bytes, n
+// is bytes / sizeof *q, and the loops over the records read run that
+// many times.
+func (w *walker) countFromFile(c *ir.Call, z iosem.Size, bytes int64) {
+	count, unit := z.Count, int64(1)
+	if z.Count2 >= 0 {
+		u, ok := Eval(arg(c, z.Count), w.env).Int()
+		if !ok || u < 1 {
+			return
+		}
+		count, unit = z.Count2, u
+	}
+	r, ok := arg(c, count).(ir.Ref)
+	if !ok || Eval(r, w.env).Known() {
+		return
+	}
+	if v := w.env.Var(r.Name); v == nil || v.Const {
+		return
+	}
+	w.env.Set(r.Name, IntValue(bytes/unit, Bound))
 }
 
 // formatString returns the text of a printf or scanf format argument for

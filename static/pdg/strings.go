@@ -54,6 +54,8 @@ func (w *walker) stringCall(c *ir.Call) (Value, bool) {
 	}
 	if v.Kind != Str {
 		v = Value{}
+	} else {
+		w.fill(dst)
 	}
 	w.env.Set(dst, v)
 	return Value{}, true

@@ -17,14 +17,20 @@ type tally struct {
 	// outside the loop.
 	scale, trips int
 	sum          float64
-	ok           bool
+	// ok is cleared when a step cannot be followed; a counter that only
+	// grows (grows) then keeps at least its value before the loop.
+	ok, grows bool
 }
 
 // startTallies returns the counters loop l (node n) steps: the variables
 // its body changes only by constant increments of one sign, with a known
 // integer value before the loop, that the loop's condition or bound does
 // not test (such a loop ends when the counter reaches its bound). A loop of
-// default trip count tallies nothing: the count would be a guess.
+// default trip count tallies nothing: the count would be a guess. A
+// counter the body also tests, or steps where the walk cannot follow, is
+// still known not to shrink when its steps are increments: after the loop
+// it holds its value from before (n events generated, then more appended
+// while n < cap).
 func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map[string]*tally {
 	if n.TripSource == TripDefault || n.TripSource == TripOdds || n.TripSource == TripTransfer {
 		return nil
@@ -36,13 +42,17 @@ func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map
 		}
 		v := Eval(ir.Ref{Name: name}, w.env)
 		start, known := v.Int()
-		if !known || v.Kind != Int || !w.onlyStepped(l.Body, name) {
+		if !known || v.Kind != Int {
+			continue
+		}
+		sign, tested := w.steps(l.Body, name)
+		if sign == 0 || tested && (sign < 0 || start <= 0) {
 			continue
 		}
 		if out == nil {
 			out = map[string]*tally{}
 		}
-		out[name] = &tally{start: start, scale: len(w.scale), trips: len(w.trips), ok: true}
+		out[name] = &tally{start: start, scale: len(w.scale), trips: len(w.trips), ok: !tested, grows: sign > 0}
 	}
 	if len(out) > 0 && w.tallies == nil {
 		w.tallies = map[string]*tally{}
@@ -53,21 +63,21 @@ func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map
 	return out
 }
 
-// onlyStepped reports whether body changes name only by assignments that
-// step it by a constant of one sign, and does at least once, without
-// testing it (a counter tested against a capacity, "np < maxp", stops
-// where the test says).
-func (w *walker) onlyStepped(body ir.Block, name string) bool {
-	var sign int64
+// steps returns the sign of the constant steps by which body changes
+// name, 0 when it changes it otherwise or not at all, and whether it
+// tests name (a counter tested against a capacity, "np < maxp", stops
+// where the test says). The growth check of an array the counter fills
+// is not such a test (see growthCheck).
+func (w *walker) steps(body ir.Block, name string) (sign int64, tested bool) {
 	ok := true
 	visitStmts(body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.If:
-			ok = ok && !mentions(s.Cond, name)
+			tested = tested || mentions(s.Cond, name) && !w.growthCheck(s, name)
 		case *ir.Loop:
-			ok = ok && !mentions(s.Cond, name) && !mentions(s.Hi, name)
+			tested = tested || mentions(s.Cond, name) || mentions(s.Hi, name)
 		case *ir.Switch:
-			ok = ok && !mentions(s.Tag, name)
+			tested = tested || mentions(s.Tag, name)
 		}
 		if a, isAssign := s.(*ir.Assign); isAssign && a.Target == name {
 			st, known := w.stepOf(a, name).Int()
@@ -83,7 +93,46 @@ func (w *walker) onlyStepped(body ir.Block, name string) bool {
 			ok = false
 		}
 	})
-	return ok && sign != 0
+	if !ok {
+		return 0, tested
+	}
+	return sign, tested
+}
+
+// growthCheck reports whether branch s checks that the array a counter
+// fills has room ("if (n == cap) { cap *= 2; a = realloc(a, cap * sizeof
+// *a); }"): it compares name with a capacity its then side enlarges,
+// without leaving the loop, so the counter goes on past it.
+func (w *walker) growthCheck(s *ir.If, name string) bool {
+	b, ok := s.Cond.(ir.Binary)
+	if !ok || len(s.Else) > 0 {
+		return false
+	}
+	var limit ir.Expr
+	switch {
+	case isRef(b.L, name) && (b.Op == "==" || b.Op == ">=" || b.Op == ">"):
+		limit = b.R
+	case isRef(b.R, name) && (b.Op == "==" || b.Op == "<=" || b.Op == "<"):
+		limit = b.L
+	default:
+		return false
+	}
+	if mentions(limit, name) {
+		return false
+	}
+	changed := map[string]bool{}
+	for _, st := range s.Then {
+		switch st := st.(type) {
+		case *ir.Return:
+			return false
+		case *ir.Jump:
+			if st.Kind == "break" || st.Kind == "goto" {
+				return false
+			}
+		}
+		w.changes(st, changed)
+	}
+	return mentionsAny(limit, changed)
 }
 
 // stepTally adds the step of assignment s to the tally of its target:
@@ -109,12 +158,22 @@ func (w *walker) stepTally(s *ir.Assign) {
 }
 
 // endTallies ends the tallies of a loop: each counter whose steps were
-// all followed holds its expected value after the loop.
+// all followed holds its expected value after the loop, and one that only
+// grows from a positive value at least that value.
 func (w *walker) endTallies(tallies map[string]*tally) {
 	for name, t := range tallies {
 		delete(w.tallies, name)
-		if t.ok {
+		switch {
+		case t.ok:
 			w.env.Set(name, IntValue(t.start+int64(math.Round(t.sum)), Bound))
+		case t.grows && t.start > 0:
+			w.env.Set(name, IntValue(t.start, Bound))
 		}
 	}
+}
+
+// isRef reports whether x is the variable name itself.
+func isRef(x ir.Expr, name string) bool {
+	r, ok := x.(ir.Ref)
+	return ok && r.Name == name
 }

@@ -56,6 +56,10 @@ type walker struct {
 	// sums are the variables counted loops added one term to per
 	// iteration (see startSums), by name.
 	sums map[string]sum
+	// written are the character parameters the function writes a string
+	// into (snprintf(buf, n, "%s/part%d.bin", dir, r)): the caller's
+	// buffer holds that string after the call.
+	written map[string]bool
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
@@ -475,7 +479,9 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 // the callee changes the values the callee leaves in them (call
 // read_params(path, nsteps) sets nsteps), and the arrays it allocates the
 // extents it allocates them with (call load(path, xyz) with xyz
-// allocatable, intent(out)).
+// allocatable, intent(out)); in C and C++, the character buffers a call
+// passes to parameters the callee writes a string into
+// (region_path(path, sizeof path, r)) that string.
 func (w *walker) outArgs(c *ir.Call, callee *Node, eff *effects) {
 	if eff == nil {
 		return
@@ -489,13 +495,26 @@ func (w *walker) outArgs(c *ir.Call, callee *Node, eff *effects) {
 			s := callee.outShapes[i]
 			w.env.setShape(r.Name, shape{dims: s.dims, origin: max(s.origin, Passed)})
 		}
-		if i >= len(callee.outs) || i >= len(eff.params) || !eff.params[i] || !callee.outs[i].Known() {
+		if i >= len(callee.outs) || i >= len(eff.params) || !eff.params[i] || !callee.outs[i].Known() && callee.outs[i].Kind != Str {
 			continue
 		}
 		if v := w.env.Var(r.Name); v != nil && !v.Const {
 			w.env.Set(r.Name, callee.outs[i])
+			w.fill(r.Name)
 		}
 	}
+}
+
+// fill records that the function writes a string into the variable
+// name, which its caller sees when name is a parameter (see written).
+func (w *walker) fill(name string) {
+	if !w.isParam(name) {
+		return
+	}
+	if w.written == nil {
+		w.written = map[string]bool{}
+	}
+	w.written[name] = true
 }
 
 // killEffects forgets what a call c of the program function d, with
