@@ -511,3 +511,23 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"grown", 5000}, {"at least", 5000}, {"from zero", DefaultTrip}, {"stopped", DefaultTrip}})
 }
+
+func TestTokenCounts(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <string.h>
+int main(void) {
+  char line[256], tok[8][64], *save = NULL;
+  double s = 0;
+  int nt = 0;
+  for (char *t = strtok_r(line, " ", &save); t && nt < 8; t = strtok_r(NULL, " ", &save))
+    snprintf(tok[nt++], 64, "%s", t);
+  for (int i = 0; i < nt; i++) s += i; /* tokens */
+  int k = 0;
+  if (tok[0][0] == '$') k++;
+  for (; k < nt; k++) s += tok[k][0]; /* rest */
+  for (; k < 1000; k++) s += k; /* far */
+  return s > 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"tokens", 8}, {"rest", 8}, {"far", DefaultTrip}})
+}

@@ -1011,6 +1011,14 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 			return n, Bound, ok
 		}
 	}
+	if s, _ := step.Int(); !start.Known() && bound.Known() && s > 0 && (op == "<" || op == "<=") {
+		// for (; k < nt; k++) from where earlier statements left k: at
+		// most the bound, for a count up from zero or more, when that is
+		// below the default.
+		if n, _, ok := inductionCount(op, IntValue(0, Literal), bound, step); ok && n < int64(w.b.opts.DefaultTrip) {
+			return n, Bound, true
+		}
+	}
 	return inductionCount(op, start, bound, step)
 }
 

@@ -24,8 +24,9 @@ type tally struct {
 
 // startTallies returns the counters loop l (node n) steps: the variables
 // its body changes only by constant increments of one sign, with a known
-// integer value before the loop, that the loop's condition or bound does
-// not test (such a loop ends when the counter reaches its bound). A loop of
+// integer value before the loop, other than its index and the variables
+// of its bound. A counter its condition tests ("t && nt < 8") ends where
+// the loop's trip count, derived from that test, leaves it. A loop of
 // default trip count tallies nothing: the count would be a guess. A
 // counter the body also tests, or steps where the walk cannot follow, is
 // still known not to shrink when its steps are increments: after the loop
@@ -37,7 +38,7 @@ func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map
 	}
 	var out map[string]*tally
 	for name := range assigned {
-		if name == l.Var || w.tallies[name] != nil || mentions(l.Cond, name) || mentions(l.Hi, name) {
+		if name == l.Var || w.tallies[name] != nil || mentions(l.Hi, name) {
 			continue
 		}
 		v := Eval(ir.Ref{Name: name}, w.env)
