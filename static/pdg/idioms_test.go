@@ -531,3 +531,45 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"tokens", 8}, {"rest", 8}, {"far", DefaultTrip}})
 }
+
+func TestStringScans(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+static unsigned hash(const char *s) {
+  unsigned h = 2166136261u;
+  while (*s) { h ^= (unsigned char)*s++; h *= 16777619u; } /* key */
+  return h;
+}
+int main(int argc, char **argv) {
+  char line[256];
+  unsigned h = 0;
+  FILE *f = fopen("rows.txt", "w");
+  for (int i = 0; i < 1000; i++) fputs("station-17,0.125\n", f);
+  fclose(f);
+  f = fopen("rows.txt", "r");
+  while (fgets(line, sizeof line, f)) {
+    for (char *p = line; *p; p++) h = h * 31 + *p; /* whole line */
+    for (int i = 0; line[i] != '\0'; i++) h += line[i]; /* indexed */
+    h += hash(line + 7);
+  }
+  fclose(f);
+  const char *name = "station";
+  for (const char *q = name; *q; q++) h += *q; /* literal */
+  return (int)h;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"whole line", 17}, {"indexed", 17}, {"literal", 7}})
+	file, line := lineOf(t, "key */", src)
+	n := 0
+	for _, fn := range g.Funcs {
+		if fn.Name == "hash" {
+			if l := nodeAt(fn, LoopNode, file, line); l == nil || l.Trip != DefaultScanTrip {
+				t.Errorf("key scan: %+v, want %d trips", l, DefaultScanTrip)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("hash not analysed")
+	}
+}

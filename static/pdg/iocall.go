@@ -18,6 +18,7 @@ func (w *walker) libraryCall(c *ir.Call, s iosem.Semantics, parent *Node) {
 		n.Work += ops(a, w.fortran()) // evaluated before the call, outside its time
 	}
 	w.addIO(parent, n)
+	w.readLine(c, io)
 	w.sizeQuery(c, s, io.File)
 	if s.Interface == iosem.POSIX && s.Op.IsData() && io.BytesKnown {
 		// read and write return the bytes moved: taken as the bytes asked

@@ -535,6 +535,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		}
 		return n, tripSource(o)
 	}
+	if n, src, ok := w.scanTrip(l); ok {
+		return n, src
+	}
 	if counter, final, ok := w.completesTransfer(l); ok {
 		return w.transferTrips(l, counter, final), TripTransfer
 	}

@@ -60,6 +60,9 @@ type walker struct {
 	// into (snprintf(buf, n, "%s/part%d.bin", dir, r)): the caller's
 	// buffer holds that string after the call.
 	written map[string]bool
+	// lines are the lengths of the text lines the latest reads left in
+	// character buffers, by buffer (see readLine).
+	lines map[string]int64
 }
 
 func (b *builder) newWalker(d funcDef, n *Node, ctx callContext) *walker {
