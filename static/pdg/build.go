@@ -284,6 +284,7 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 	n.Result = w.result
 	n.resultShape = w.resultShape
 	n.globalsLeft, n.globalShapesLeft = w.globalsLeft(d)
+	n.memberOuts = w.memberChanges()
 	if d.file.Lang == ir.Fortran {
 		n.outs = make([]Value, len(d.f.Params))
 		n.outShapes = make([]shape, len(d.f.Params))

@@ -23,6 +23,9 @@ type callContext struct {
 	// among them with known extents (allocated by another function).
 	globals      map[string]Value
 	globalShapes map[string]shape
+	// members are the known counters of the structures passed to
+	// pointer parameters, by "parameter.member" (see memberContext).
+	members map[string]Value
 }
 
 // key spells the context for Node.Context: the parameter values in order
@@ -41,8 +44,11 @@ func (c callContext) key() string {
 		}
 	}
 	key := strings.Join(parts, ",")
-	if len(c.host) > 0 || len(c.hostShapes) > 0 || len(c.globals) > 0 || len(c.globalShapes) > 0 {
+	if len(c.host) > 0 || len(c.hostShapes) > 0 || len(c.globals) > 0 || len(c.globalShapes) > 0 || len(c.members) > 0 {
 		var names []string
+		for name, v := range c.members {
+			names = append(names, name+"="+contextKey(v))
+		}
 		for name, v := range c.host {
 			names = append(names, name+"="+contextKey(v))
 		}
@@ -136,6 +142,7 @@ func (w *walker) callContext(d funcDef, c *ir.Call) callContext {
 		ctx.host, ctx.hostShapes = w.hostValues(h, d)
 	}
 	ctx.globals, ctx.globalShapes = w.globalsFor(d)
+	ctx.members = w.memberContext(d, c)
 	return ctx
 }
 

@@ -169,7 +169,10 @@ func (e *Env) capOf(x ir.Expr) (Value, bool) {
 }
 
 // Kill forgets the value of name.
-func (e *Env) Kill(name string) { e.Set(name, Value{}) }
+func (e *Env) Kill(name string) {
+	e.Set(name, Value{})
+	e.killMembers(name)
+}
 
 // Lookup returns the value of the variable or constant name.
 func (e *Env) Lookup(name string) (Value, bool) {

@@ -31,6 +31,9 @@ func (e *Env) eval(x ir.Expr, depth int) Value {
 	case ir.Index:
 		return e.evalIndex(x, depth)
 	case ir.Field:
+		if v, ok := e.memberValue(x); ok {
+			return v
+		}
 		if v, ok := e.shared.fields[x.Name]; ok {
 			return v
 		}

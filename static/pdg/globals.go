@@ -330,6 +330,9 @@ func (b *builder) funcEnv(d funcDef, ctx callContext) *Env {
 			env.bindShape(p, ctx.shapes[i])
 		}
 	}
+	for name, v := range ctx.members {
+		env.Set(name, v) // as a member of the caller's structure
+	}
 	return env
 }
 

@@ -275,6 +275,10 @@ type Node struct {
 	// instance leaves in its dummy arguments, by position (ALLOCATE of an
 	// allocatable dummy): its caller's actual arguments take them.
 	outShapes []shape
+	// memberOuts are what one call of the instance does to the counters
+	// of the structures its pointer parameters point to, by parameter
+	// and member (see memberChange).
+	memberOuts map[int]map[string]memberChange
 	// globalsLeft are the values the instance leaves in the followed
 	// globals it may assign (see globalUses), by name.
 	globalsLeft map[string]Value

@@ -573,3 +573,48 @@ int main(int argc, char **argv) {
 		t.Error("hash not analysed")
 	}
 }
+
+func TestMemberCounts(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+typedef struct { double *v; size_t n, cap; } vec;
+static void push(vec *a, double x) {
+  if (a->n == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 64;
+    a->v = realloc(a->v, a->cap * sizeof *a->v);
+  }
+  a->v[a->n++] = x;
+}
+static void fill(vec *a, int k) {
+  for (int i = 0; i < k; i++)
+    if (i % 4 == 0) push(a, i);
+}
+static void dump(const vec *a, FILE *f) {
+  for (size_t i = 0; i < a->n; i++) fprintf(f, "%g\n", a->v[i]); /* rows */
+}
+int main(void) {
+  vec a = {0}, b = {0}, c = {0};
+  FILE *f = fopen("out.txt", "w");
+  for (int i = 0; i < 5000; i++) push(&a, i * 0.5);
+  dump(&a, f); /* pushed */
+  fill(&b, 800);
+  dump(&b, f); /* filled */
+  for (size_t i = 0; i < b.n; i++) fputc('b', f); /* local */
+  push(&c, 1.0);
+  memset(&c, 0, sizeof c);
+  for (size_t i = 0; i < c.n; i++) fputc('c', f); /* cleared */
+  fclose(f);
+  return 0;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		via  string
+		trip int64
+	}{{"pushed", 5000}, {"filled", 200}} {
+		if l := loopVia(t, g, src, []string{tc.via}, "rows"); l.Trip != tc.trip {
+			t.Errorf("%s: %d trips (%s), want %d", tc.via, l.Trip, l.TripSource, tc.trip)
+		}
+	}
+	checkTrips(t, g, src, []tripWant{{"local", 200}, {"cleared", DefaultTrip}})
+}

@@ -1189,7 +1189,7 @@ func (w *walker) counterStep(body ir.Block, name string) (Value, bool) {
 // stepOf returns the constant by which the assignment a steps the
 // variable name, or an unknown value when a does something else.
 func (w *walker) stepOf(a *ir.Assign, name string) Value {
-	if a.Partial {
+	if assignName(a) != name {
 		return Value{}
 	}
 	switch a.Op {
@@ -1201,7 +1201,7 @@ func (w *walker) stepOf(a *ir.Assign, name string) Value {
 		return step
 	case "=":
 		if b, ok := a.Value.(ir.Binary); ok && (b.Op == "+" || b.Op == "-") {
-			if r, ok := b.L.(ir.Ref); ok && r.Name == name {
+			if isRef(b.L, name) || memberOf(b.L) == name {
 				step := Eval(b.R, w.env)
 				if b.Op == "-" {
 					step = unary("-", step)
@@ -1232,7 +1232,12 @@ func (w *walker) changes(s ir.Stmt, out map[string]bool) {
 	switch s := s.(type) {
 	case *ir.Decl:
 		out[s.Var.Name] = true
+	case *ir.Assign:
+		out[assignName(s)] = true
 	case *ir.Call:
+		for _, name := range w.passedCounters(s) {
+			out[name] = true
+		}
 		t, eff := w.b.calleeEffects(s, w.d, w.env)
 		for _, name := range changedArgs(s, w.d.file.Lang, t.f, eff) {
 			out[name] = true

@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"math"
+	"slices"
 
 	"github.com/iolens/iolens/static/ir"
 )
@@ -80,12 +81,21 @@ func (w *walker) steps(body ir.Block, name string) (sign int64, tested bool) {
 		case *ir.Switch:
 			tested = tested || mentions(s.Tag, name)
 		}
-		if a, isAssign := s.(*ir.Assign); isAssign && a.Target == name {
+		if a, isAssign := s.(*ir.Assign); isAssign && assignName(a) == name {
 			st, known := w.stepOf(a, name).Int()
 			if !known || st == 0 || sign != 0 && (st > 0) != (sign > 0) {
 				ok = false
 			}
 			sign = st
+			return
+		}
+		if c, isCall := s.(*ir.Call); isCall && slices.Contains(w.passedCounters(c), name) {
+			// A program function the counter's structure is passed to
+			// steps it by what its calls add (see calleeChanged), taken
+			// as growth until the call is walked.
+			if sign == 0 {
+				sign = 1
+			}
 			return
 		}
 		changed := map[string]bool{}
@@ -140,11 +150,12 @@ func (w *walker) growthCheck(s *ir.If, name string) bool {
 // the step times the factors between the tallying loop and s. A step
 // inside a loop of default trip count spoils the tally.
 func (w *walker) stepTally(s *ir.Assign) {
-	t := w.tallies[s.Target]
+	name := assignName(s)
+	t := w.tallies[name]
 	if t == nil || !t.ok {
 		return
 	}
-	st, known := w.stepOf(s, s.Target).Int()
+	st, known := w.stepOf(s, name).Int()
 	if !known {
 		t.ok = false
 		return

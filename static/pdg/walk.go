@@ -60,6 +60,10 @@ type walker struct {
 	// into (snprintf(buf, n, "%s/part%d.bin", dir, r)): the caller's
 	// buffer holds that string after the call.
 	written map[string]bool
+	// changed are the changes of the counters of the structures the
+	// function's pointer parameters point to, by member name (see
+	// recordChange).
+	changed map[string]*memberChange
 	// lines are the lengths of the text lines the latest reads left in
 	// character buffers, by buffer (see readLine).
 	lines map[string]int64
@@ -278,6 +282,7 @@ func (w *walker) decl(s *ir.Decl, parent *Node) {
 			// declaration; a now has its elements.
 			w.allocation(&ir.Call{Callee: c.Callee, Args: c.Args, Result: v.Name})
 		}
+		w.zeroMembers(v)
 	}
 	if isContainer(v.Type.Name) && v.Type.Pointer == 0 && len(v.Type.Dims) == 0 {
 		w.containerDecl(v)
@@ -348,6 +353,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	if s.Partial {
 		w.observeField(s)
 		w.handleElement(s)
+		w.memberAssign(s)
 		return
 	}
 	w.stepTally(s)
@@ -359,6 +365,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 		w.setSetting(s.Target, v)
 	} else {
 		w.env.Set(s.Target, v)
+		w.env.killMembers(s.Target)
 		delete(w.settled, s.Target)
 	}
 	w.containerAssign(s)
@@ -389,6 +396,7 @@ func (w *walker) handleElement(s *ir.Assign) {
 // call dispatches a call: through a pointer, a stream member or operator,
 // a program function, a library I/O routine, or an unknown routine.
 func (w *walker) call(c *ir.Call, parent *Node) {
+	w.touchCounters(c)
 	if c.Indirect || c.Callee == "" {
 		if d, direct, ok := w.pointee(c); ok {
 			w.userCall(d, direct, parent)
@@ -458,12 +466,14 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 	}
 	parent.Children = append(parent.Children, n)
 	eff := w.b.effectsOf(d)
+	kept := w.keptMembers(c)
 	w.killEffects(d, eff, c)
 	var v Value
 	if n.Target != nil {
 		v = n.Target.Result
 		w.calleeWrote(n.Target)
 		w.outArgs(c, n.Target, eff)
+		w.calleeChanged(c, n.Target, kept)
 	}
 	w.calleeGlobals(d, n.Target)
 	if n.Target != nil && n.Target.resultShape.known() {
