@@ -200,22 +200,11 @@ func (w *walker) recordChange(name string, step Value) {
 	switch {
 	case !ok:
 		c.set = true
-	case w.guessedFactor():
+	case w.guessedSince(0):
 		c.unknown = true
 	default:
 		c.delta += st * w.factor(0)
 	}
-}
-
-// guessedFactor reports whether a loop of default trip count is around
-// the statement being walked: a count stepped there would be a guess.
-func (w *walker) guessedFactor() bool {
-	for _, t := range w.trips {
-		if t.def {
-			return true
-		}
-	}
-	return false
 }
 
 // memberChanges returns what a call of the function changes in the
@@ -334,15 +323,8 @@ func (w *walker) calleeChanged(c *ir.Call, callee *Node, kept map[string]Value) 
 // stepMember steps the counter name by delta, once per execution of the
 // statement being walked.
 func (w *walker) stepMember(name string, delta float64) {
-	step := FloatValue(delta, Bound)
-	if t := w.tallies[name]; t != nil && t.ok {
-		if w.guessedSince(t.trips) || delta < 0 && t.grows {
-			t.ok = false
-		} else {
-			t.sum += delta * w.factor(t.scale)
-		}
-	}
-	w.recordChange(name, step)
+	w.tallyStep(name, delta)
+	w.recordChange(name, FloatValue(delta, Bound))
 	v := Eval(ir.Ref{Name: name}, w.env)
 	if f, ok := v.Float(); ok && v.Kind == Int {
 		w.env.Set(name, IntValue(int64(f+delta+0.5), Bound))
@@ -359,7 +341,8 @@ func (w *walker) spoilTally(name string) {
 }
 
 // guessedSince reports whether a loop of default trip count is among the
-// loops around the statement being walked from the from'th on.
+// loops around the statement being walked from the from'th on: a count
+// stepped there would be a guess.
 func (w *walker) guessedSince(from int) bool {
 	for _, lt := range w.trips[from:] {
 		if lt.def {

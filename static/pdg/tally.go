@@ -146,27 +146,35 @@ func (w *walker) growthCheck(s *ir.If, name string) bool {
 	return mentionsAny(limit, changed)
 }
 
-// stepTally adds the step of assignment s to the tally of its target:
-// the step times the factors between the tallying loop and s. A step
-// inside a loop of default trip count spoils the tally.
+// stepTally adds the step of assignment s to the tally of its target
+// (see tallyStep); a step of unknown size spoils the tally.
 func (w *walker) stepTally(s *ir.Assign) {
 	name := assignName(s)
-	t := w.tallies[name]
-	if t == nil || !t.ok {
+	if t := w.tallies[name]; t == nil || !t.ok {
 		return
 	}
 	st, known := w.stepOf(s, name).Int()
 	if !known {
+		w.spoilTally(name)
+		return
+	}
+	w.tallyStep(name, float64(st))
+}
+
+// tallyStep adds a step of st, at the statement being walked, to the
+// tally of name: st times the factors between the tallying loop and the
+// statement. A step inside a loop of default trip count, or a decrease
+// of a count taken to grow, spoils the tally.
+func (w *walker) tallyStep(name string, st float64) {
+	t := w.tallies[name]
+	if t == nil || !t.ok {
+		return
+	}
+	if w.guessedSince(t.trips) || st < 0 && t.grows {
 		t.ok = false
 		return
 	}
-	for _, lt := range w.trips[t.trips:] {
-		if lt.def {
-			t.ok = false
-			return
-		}
-	}
-	t.sum += float64(st) * w.factor(t.scale)
+	t.sum += st * w.factor(t.scale)
 }
 
 // endTallies ends the tallies of a loop: each counter whose steps were
