@@ -111,6 +111,7 @@ func TestFixedFormProgram(t *testing.T) {
 			{Pos: at(47), Name: "n", Type: integer},
 		},
 		Body: ir.Block{
+			&ir.Decl{Pos: at(47), Var: &ir.Var{Pos: at(47), Name: "tsum", Type: double}},
 			&ir.Assign{Pos: at(50), Target: "tsum", Op: "=", Value: flt(0)},
 			&ir.Loop{Pos: at(51), Kind: ir.Do, Var: "k", Lo: num(1), Hi: ref("n"), Step: num(1), Inclusive: true, EndLine: 53,
 				Body: ir.Block{&ir.If{Pos: at(52), Cond: bin(">", ak, flt(0)), Then: ir.Block{

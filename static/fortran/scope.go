@@ -17,6 +17,7 @@ type scope struct {
 	module   string             // module the unit belongs to, or ""
 	kind     ir.FuncKind        // "" for a module
 	dummies  map[string]*ir.Var // dummy arguments and function result
+	result   *ir.Var            // the function result, nil for other units
 }
 
 func newScope(parent *scope) *scope {

@@ -83,6 +83,12 @@ func (p *parser) unit(fn *ir.Func, sc *scope) {
 	p.sc, p.doLabels, p.pending = sc, nil, ""
 	defer func() { p.sc, p.doLabels = saved, savedLabels }()
 	fn.Body = p.block(false)
+	if sc.result != nil {
+		// The result is a local of the function, of the type its
+		// declaration completed: a character result written by an
+		// internal WRITE is an internal file.
+		fn.Body = append(ir.Block{&ir.Decl{Pos: fn.Pos, Var: sc.result}}, fn.Body...)
+	}
 	for !p.eof() {
 		switch c := p.classify(); c.kind {
 		case kContains:
@@ -200,6 +206,7 @@ func (p *parser) header(fn *ir.Func, sc *scope) {
 	}
 	v := &ir.Var{Pos: fn.Pos, Name: res, Type: result}
 	sc.vars[res], sc.dummies[res] = v, v
+	sc.result = v
 }
 
 // skipSuffixes skips BIND(C, ...) after a subroutine's arguments.

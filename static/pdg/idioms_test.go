@@ -618,3 +618,99 @@ int main(void) {
 	}
 	checkTrips(t, g, src, []tripWant{{"local", 200}, {"cleared", DefaultTrip}})
 }
+
+func TestSearchFailure(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+static int slot[64];
+static int find_free(void) {
+  for (int i = 0; i < 64; i++)
+    if (slot[i] == 0) return i;
+  fprintf(stderr, "no free slot\n"); /* exhausted */
+  exit(1);
+}
+static int find_or_last(void) {
+  for (int i = 0; i < 64; i++)
+    if (slot[i] == 0) return i;
+  fprintf(stderr, "table full\n"); /* fallback */
+  return 63;
+}
+int main(void) {
+  int s = 0;
+  for (int k = 0; k < 1000; k++) s += find_free() + find_or_last();
+  return s;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		fn, marker string
+		ran        bool
+	}{{"find_free", "exhausted", false}, {"find_or_last", "fallback", true}} {
+		file, line := lineOf(t, tc.marker, src)
+		for _, f := range g.Funcs {
+			if f.Name != tc.fn {
+				continue
+			}
+			n := nodeAt(f, IONode, file, line)
+			if n == nil {
+				t.Fatalf("%s: no fprintf node", tc.fn)
+			}
+			if got := runsOf(f, n) > 0; got != tc.ran {
+				t.Errorf("%s: fprintf runs %v per call, want running %v", tc.fn, runsOf(f, n), tc.ran)
+			}
+		}
+	}
+}
+
+// runsOf returns how many times the node target under n runs per
+// execution of n: the trip counts of the loops and the odds of the branch
+// sides on the way; -1 when target is not under n.
+func runsOf(n, target *Node) float64 {
+	if n == target {
+		return 1
+	}
+	for i, c := range n.Children {
+		r := runsOf(c, target)
+		if r < 0 {
+			continue
+		}
+		switch n.Kind {
+		case LoopNode:
+			r *= float64(n.Trip)
+		case BranchNode:
+			r *= sideOdds(n, i, len(n.Children))
+		}
+		return r
+	}
+	return -1
+}
+
+func TestResultInternalWrite(t *testing.T) {
+	src := []source{{"label.f90", `module labels
+  implicit none
+  character(len=4) :: pname(10)
+contains
+  function station_label(p, k) result(s)
+    integer, intent(in) :: p, k
+    character(len=12) :: s
+    write(s, '(A,I0)') pname(p), k ! into the result
+  end function station_label
+end module labels
+program survey
+  use labels
+  implicit none
+  integer :: i
+  character(len=12) :: a
+  do i = 1, 1000
+    a = station_label(1, i)
+  end do
+  print *, a
+end program survey
+`}}
+	g := buildSources(t, Options{}, src...)
+	file, line := lineOf(t, "into the result", src)
+	for _, f := range g.Funcs {
+		if f.Name == "station_label" && nodeAt(f, IONode, file, line) != nil {
+			t.Errorf("the internal WRITE into the result of %s is I/O", f.Name)
+		}
+	}
+}

@@ -94,6 +94,14 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 			w.stmt(&ir.If{Pos: f.Pos, Cond: f.Cond, Then: f.Then, Else: blk[i+1:]}, parent)
 			break
 		}
+		if l, ok := s.(*ir.Loop); ok && i+1 < len(blk) && w.ends(blk[len(blk)-1]) && returnsIn(l.Body) {
+			// A loop returning what it looks for, then a rest that ends
+			// the program ("buffer pool exhausted"; exit(1)): the rest
+			// is the search's failure, an error path.
+			w.stmt(s, parent)
+			w.stmt(&ir.If{Pos: blk[i+1].Position(), Cond: ir.Unknown{Text: "the loop found nothing"}, Then: blk[i+1:]}, parent)
+			break
+		}
 		w.stmt(s, parent)
 		if f, ok := s.(*ir.If); ok && len(f.Else) == 0 && len(f.Then) > 0 && w.leaves(f.Then[len(f.Then)-1]) {
 			w.checkCaps(f.Cond)
@@ -112,6 +120,17 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 			}
 		}
 	}
+}
+
+// returnsIn reports whether a return statement is among the statements
+// of body.
+func returnsIn(body ir.Block) bool {
+	found := false
+	visitStmts(body, func(s ir.Stmt) {
+		_, r := s.(*ir.Return)
+		found = found || r
+	})
+	return found
 }
 
 // leaves reports whether st ends the program or returns from the
