@@ -714,3 +714,21 @@ end program survey
 		}
 	}
 }
+
+func TestBucketChains(t *testing.T) {
+	src := []source{cSrc(`#include <stddef.h>
+struct node { struct node *next; int v; };
+static int head[1024], next_[100000];
+static struct node *bucket[64], *list;
+int main(void) {
+  int s = 0;
+  for (int b = 0; b < 1024; b++)
+    for (int i = head[b]; i >= 0; i = next_[i]) s += i; /* by index */
+  for (int b = 0; b < 64; b++)
+    for (struct node *p = bucket[b]; p != NULL; p = p->next) s += p->v; /* by pointer */
+  for (struct node *p = list; p; p = p->next) s += p->v; /* whole list */
+  return s;
+}`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"by index", DefaultRowTrip}, {"by pointer", DefaultRowTrip}, {"whole list", DefaultTrip}})
+}

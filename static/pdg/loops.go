@@ -538,6 +538,9 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 	if n, src, ok := w.scanTrip(l); ok {
 		return n, src
 	}
+	if w.bucketChain(l) {
+		return DefaultRowTrip, defSrc
+	}
 	if counter, final, ok := w.completesTransfer(l); ok {
 		return w.transferTrips(l, counter, final), TripTransfer
 	}

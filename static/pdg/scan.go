@@ -48,6 +48,48 @@ func (w *walker) scanTrip(l *ir.Loop) (int64, TripSource, bool) {
 	return DefaultScanTrip, TripDefault, true
 }
 
+// bucketChain reports whether loop l follows the chain of one bucket of a
+// hash table or of one row of an adjacency list: its condition tests one
+// variable, which starts at an element of a table of heads ("i =
+// head[b]", "p = bucket[h]") and moves along links ("i = next[i]", "p =
+// p->next"). Such a chain is short, as the one row of a sparse structure
+// (DefaultRowTrip).
+func (w *walker) bucketChain(l *ir.Loop) bool {
+	var v string
+	ok := true
+	ir.Any(l.Cond, func(x ir.Expr) bool {
+		if r, isRef := x.(ir.Ref); isRef && r.Name != v && r.Name != "NULL" && r.Name != "nullptr" {
+			if v != "" {
+				ok = false
+			}
+			v = r.Name
+		}
+		return false
+	})
+	if !ok || v == "" {
+		return false
+	}
+	if _, head := w.initOf(ir.Ref{Name: v}).(ir.Index); !head {
+		return false
+	}
+	linked := false
+	for _, s := range l.Body {
+		a, isAssign := s.(*ir.Assign)
+		if !isAssign || a.Target != v || a.Partial {
+			continue
+		}
+		switch x := a.Value.(type) {
+		case ir.Index:
+			linked = len(x.Idx) == 1 && isRef(x.Idx[0], v)
+		case ir.Field:
+			linked = isRef(x.X, v)
+		default:
+			return false
+		}
+	}
+	return linked
+}
+
 // nulTest returns the character a loop condition tests for the end of a
 // string: *p or s[i], alone or compared with zero ('\0').
 func nulTest(cond ir.Expr) (ir.Expr, bool) {
