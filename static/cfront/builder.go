@@ -12,6 +12,8 @@ type builder struct {
 	file  *ir.File
 	cpp   bool
 	types typeSizes
+	// fn is the function whose body is being lowered, nil outside one.
+	fn *ir.Func
 
 	// scope is the stack of enclosing namespaces and classes; prefix is
 	// their names joined by "::" (with a trailing "::"), or "".

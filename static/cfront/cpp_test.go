@@ -27,6 +27,7 @@ func TestGridCPP(t *testing.T) {
 	checkIR(t, "functions", []sig{
 		{"sim::Grid::Grid", "sim::Grid", ir.Method, 11, 11},
 		{"sim::Grid::fill", "sim::Grid", ir.Method, 12, 15},
+		{"sim::Grid::dump$scale", "sim::Grid", ir.Lambda, 27, 27},
 		{"sim::Grid::dump", "sim::Grid", ir.Method, 22, 32},
 		{"main", "", ir.Function, 36, 43},
 	}, sigs)
@@ -76,8 +77,9 @@ func TestGridCPP(t *testing.T) {
 		&ir.Call{Pos: at(26), Callee: "data", Receiver: ref("data_")},
 		size(26),
 		&ir.Call{Pos: at(26), Callee: "write", Receiver: ref("ofs"), Args: writeArgs},
-		// The lambda is not lowered.
-		&ir.Decl{Pos: at(27), Var: &ir.Var{Pos: at(27), Name: "scale", Type: typ("auto", 0), Init: ir.Unknown{Text: "lambda"}}},
+		// A lambda a variable holds is a function of its own, which the
+		// variable names.
+		&ir.Decl{Pos: at(27), Var: &ir.Var{Pos: at(27), Name: "scale", Type: typ("auto", 0), Init: ref("sim::Grid::dump$scale")}},
 		size(28),
 		&ir.Call{Pos: at(28), Callee: "new[]", Args: newArgs, Result: "tmp"},
 		&ir.Decl{Pos: at(28), Var: &ir.Var{Pos: at(28), Name: "tmp", Type: ptr("double", 8, 1), Init: callx("new[]", newArgs...)}},
@@ -96,6 +98,9 @@ func TestGridCPP(t *testing.T) {
 		},
 		&ir.Call{Pos: at(31), Callee: "delete[]", Args: []ir.Expr{ref("tmp")}},
 	}, dump.Body)
+	scale := funcNamed(t, f, "sim::Grid::dump$scale")
+	checkIR(t, "lambda parameters", []*ir.Var{{Pos: at(27), Name: "s", Type: typ("double", 8)}}, scale.Params)
+	checkIR(t, "lambda body", ir.Block{&ir.Return{Pos: at(27), Value: bin("*", ref("s"), num(2))}}, scale.Body)
 
 	checkIR(t, "main", ir.Block{
 		&ir.Call{Pos: at(38), Callee: "sim::Grid", Args: []ir.Expr{num(16)}, Result: "g"},

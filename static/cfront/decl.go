@@ -370,6 +370,8 @@ func (b *builder) localDecl(i int32, out *ir.Block) {
 			if !b.ctorCall(v, base, b.vexingArgs(t.child(d.fn, fParameters))) {
 				continue
 			}
+		case d.value != none && t.kind(d.value) == kLambdaExpression && b.fn != nil:
+			v.Init = ir.Ref{Name: b.lambda(d.value, d.name)}
 		case d.value != none:
 			stores = b.initVar(v, base, d.value)
 		}

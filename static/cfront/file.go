@@ -1,6 +1,7 @@
 package cfront
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -265,11 +266,40 @@ func (b *builder) function(i int32) {
 	if inits := t.childOfKind(i, kFieldInitializerList); inits != none {
 		b.memberInits(inits, f.Members, &f.Body)
 	}
+	b.fn = f
 	if body := t.child(i, fBody); body != none {
 		b.stmt(body, &f.Body)
 		f.EndLine = t.endLine(body)
 	}
+	b.fn = nil
 	b.file.Funcs = append(b.file.Funcs, f)
+}
+
+// lambda lowers the lambda expression i that initialises the local
+// variable name of the function being lowered into a function of its
+// own, and returns its name. Its body sees the enclosing function's
+// variables, as those of its host.
+func (b *builder) lambda(i int32, name string) string {
+	t := b.t
+	host := b.fn
+	f := &ir.Func{Kind: ir.Lambda, Name: host.Name + "$" + name, Pos: b.pos(i), EndLine: t.endLine(i),
+		Module: host.Module, Members: host.Members}
+	locals, pending := maps.Clone(b.locals), b.pending
+	b.pending = nil
+	if d := t.child(i, fDeclarator); d != none {
+		f.Params = b.params(t.child(d, fParameters))
+	}
+	for _, p := range f.Params {
+		if p.Name != "" {
+			b.locals[p.Name] = true
+		}
+	}
+	if body := t.child(i, fBody); body != none {
+		b.stmt(body, &f.Body)
+	}
+	b.locals, b.pending = locals, pending
+	b.file.Funcs = append(b.file.Funcs, f)
+	return f.Name
 }
 
 // memberInits lowers a constructor's member initialisers, in order, as

@@ -95,6 +95,11 @@ const (
 	Subroutine  FuncKind = "subroutine" // Fortran SUBROUTINE
 	MainProgram FuncKind = "program"    // Fortran PROGRAM (C's main is a Function)
 	Method      FuncKind = "method"     // C++ member function
+	// Lambda is a C++ lambda a local variable holds ("auto update =
+	// [&](std::vector<double> &e) {...}"), named after its function and
+	// variable ("cpue_index$update"); the variable's initial value names
+	// it, and it sees the enclosing function's variables.
+	Lambda FuncKind = "lambda"
 )
 
 // Func is a function, subroutine, method or main program.

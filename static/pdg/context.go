@@ -248,17 +248,20 @@ func containerElem(t ir.Type) (ir.Type, bool) {
 // unit or procedure that CONTAINS it), or nil.
 func (b *builder) hostOf(f *ir.Func) *ir.Func { return b.hosts[f] }
 
-// findHosts records the host of every Fortran internal procedure: the
-// innermost other procedure of the same file whose lines enclose it (the
-// front-end gives a host the lines up to its END, after its CONTAINS
-// section).
+// findHosts records the host of every Fortran internal procedure and C++
+// lambda: the innermost other procedure of the same file whose lines
+// enclose it (the Fortran front-end gives a host the lines up to its END,
+// after its CONTAINS section).
 func (b *builder) findHosts() {
 	b.hosts = map[*ir.Func]*ir.Func{}
 	for _, file := range b.prog.Files {
-		if file == nil || file.Lang != ir.Fortran {
+		if file == nil || file.Lang == ir.C {
 			continue
 		}
 		for _, f := range file.Funcs {
+			if file.Lang != ir.Fortran && f.Kind != ir.Lambda {
+				continue // C++: only lambdas have hosts
+			}
 			var host *ir.Func
 			for _, g := range file.Funcs {
 				if g == f || g.Pos.Line >= f.Pos.Line || g.EndLine < f.EndLine || f.EndLine == 0 {
@@ -415,8 +418,8 @@ func (w *walker) hostValues(h *ir.Func, d funcDef) (vals map[string]Value, shape
 		if shadow[name] {
 			continue
 		}
-		if v := s.names[name]; v != nil && v.Const {
-			continue
+		if v := s.names[name]; v != nil && v.Const && v.Init != nil {
+			continue // a constant: bindHost gives it its value
 		}
 		if sh, ok := w.env.shapes.m[name]; ok {
 			if shapes == nil {

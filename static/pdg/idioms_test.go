@@ -732,3 +732,38 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"by index", DefaultRowTrip}, {"by pointer", DefaultRowTrip}, {"whole list", DefaultTrip}})
 }
+
+func TestLambdas(t *testing.T) {
+	src := []source{cppSrc(`#include <vector>
+#include <fstream>
+struct Obs { int v; double y; };
+double fit(const std::vector<Obs> &obs, std::ofstream &out) {
+    std::vector<double> ev(100, 0.0), em(12, 0.0);
+    for (int it = 0; it < 40; ++it) {
+        auto update = [&](std::vector<double> &eff) {
+            for (const Obs &o : obs) eff[o.v % eff.size()] += o.y; // observations
+            for (size_t i = 0; i < eff.size(); ++i) out << eff[i] << '\n'; // effects
+        };
+        update(ev); // vessels
+        update(em); // months
+    }
+    return ev[0] + em[0];
+}
+int main() {
+    std::vector<Obs> obs(50000);
+    std::ofstream out("fit.txt");
+    return fit(obs, out) > 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		via  string
+		trip int64
+	}{{"vessels", 100}, {"months", 12}} {
+		for _, w := range []tripWant{{"observations", 50000}, {"effects", tc.trip}} {
+			if l := loopVia(t, g, src, []string{"fit(obs, out)", tc.via}, w.loop); l.Trip != w.trip {
+				t.Errorf("%s: %s: %d trips (%s), want %d", tc.via, w.loop, l.Trip, l.TripSource, w.trip)
+			}
+		}
+	}
+}
