@@ -60,7 +60,12 @@
 //     calls in them stay CallExprs.
 //   - try blocks are inlined; each catch block becomes an If with an
 //     Unknown condition.
-//   - Lambda bodies are not lowered: a lambda is Unknown{"lambda"}.
+//   - A lambda that initialises a local variable ("auto f = [&](int x)
+//     {...}") becomes a Func of Kind ir.Lambda named after the enclosing
+//     function and the variable ("run$f"), and the variable's Init is a
+//     Ref to that name, so calls through the variable are indirect calls
+//     Via it. Other lambdas (arguments of std::sort...) are
+//     Unknown{"lambda"}.
 //   - Type.Size is the size of the base type (one element), as package ir
 //     documents; pointer variables have Pointer > 0 and occupy 8 bytes.
 package cfront
