@@ -160,13 +160,8 @@ func (w *walker) memberAssign(s *ir.Assign) {
 		return
 	}
 	w.stepTally(s)
-	f := ir.Field{X: ir.Ref{Name: s.Target}, Name: s.Field}
-	val := s.Value
-	if s.Op != "=" && s.Op != "" {
-		val = ir.Binary{Op: strings.TrimSuffix(s.Op, "="), L: f, R: s.Value}
-	}
 	w.recordChange(name, w.stepOf(s, name))
-	w.env.Set(name, Eval(val, w.env))
+	w.env.Set(name, Eval(storedValue(s, ir.Field{X: ir.Ref{Name: s.Target}, Name: s.Field}), w.env))
 }
 
 // memberChange is what one call of a function does to a counter of the
@@ -239,6 +234,13 @@ func (w *walker) memberChanges() map[int]map[string]memberChange {
 // routine the program does not define gets the address of (memset(&rv,
 // 0, sizeof rv), fread(hdr, sizeof *hdr, 1, f)): it may change them.
 func (w *walker) touchCounters(c *ir.Call) {
+	var names []string
+	for _, a := range c.Args {
+		names = append(names, w.counters(w.structArg(a))...)
+	}
+	if len(names) == 0 {
+		return // most calls: no structure's address, no call resolved here
+	}
 	if c.Indirect || c.Callee == "" {
 		if _, _, ok := w.pointee(c); ok {
 			return
@@ -246,13 +248,18 @@ func (w *walker) touchCounters(c *ir.Call) {
 	} else if _, ok := w.b.resolveCall(c, w.d, w.env); ok {
 		return
 	}
-	for _, a := range c.Args {
-		for _, name := range w.counters(w.structArg(a)) {
-			w.env.Kill(name)
-			w.spoilTally(name)
-			w.recordChange(name, Value{})
-		}
+	for _, name := range names {
+		w.forgetCounter(name, Value{})
 	}
+}
+
+// forgetCounter gives the counter name the value v (Unknown: none) that
+// something other than a constant step left in it: its tally is spoilt,
+// and a caller sees it set.
+func (w *walker) forgetCounter(name string, v Value) {
+	w.env.Set(name, v)
+	w.spoilTally(name)
+	w.recordChange(name, Value{})
 }
 
 // passedCounters returns the counters of the structures a call of a
@@ -306,13 +313,9 @@ func (w *walker) calleeChanged(c *ir.Call, callee *Node, kept map[string]Value) 
 			name := memberName(base, field)
 			switch {
 			case ch.unknown:
-				w.env.Kill(name)
-				w.spoilTally(name)
-				w.recordChange(name, Value{})
+				w.forgetCounter(name, Value{})
 			case ch.set:
-				w.env.Set(name, passed(ch.value))
-				w.spoilTally(name)
-				w.recordChange(name, Value{})
+				w.forgetCounter(name, passed(ch.value))
 			default:
 				w.stepMember(name, ch.delta)
 			}

@@ -122,6 +122,15 @@ func (w *walker) walk(blk ir.Block, parent *Node) {
 	}
 }
 
+// storedValue is the value assignment s stores into lhs, the place it
+// assigns: its value, or lhs op value for a compound assignment (+=).
+func storedValue(s *ir.Assign, lhs ir.Expr) ir.Expr {
+	if s.Op == "=" || s.Op == "" {
+		return s.Value
+	}
+	return ir.Binary{Op: strings.TrimSuffix(s.Op, "="), L: lhs, R: s.Value}
+}
+
 // returnsIn reports whether a return statement is among the statements
 // of body.
 func returnsIn(body ir.Block) bool {
@@ -376,11 +385,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 		return
 	}
 	w.stepTally(s)
-	val := s.Value
-	if s.Op != "=" && s.Op != "" {
-		val = ir.Binary{Op: strings.TrimSuffix(s.Op, "="), L: ir.Ref{Name: s.Target}, R: s.Value}
-	}
-	if v := Eval(val, w.env); w.keyDepth > 0 && v.Known() {
+	if v := Eval(storedValue(s, ir.Ref{Name: s.Target}), w.env); w.keyDepth > 0 && v.Known() {
 		w.setSetting(s.Target, v)
 	} else {
 		w.env.Set(s.Target, v)
