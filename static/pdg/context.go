@@ -219,7 +219,8 @@ func isContainer(name string) bool {
 }
 
 // containerElem returns the element type of a standard sequence
-// container type (T of std::vector<T>, std::array<T, N>).
+// container type (T of std::vector<T>, std::array<T, N>); the stars of a
+// pointer element (const char *) are its Pointer count.
 func containerElem(t ir.Type) (ir.Type, bool) {
 	if !isContainer(t.Name) || len(t.Dims) > 0 {
 		return ir.Type{}, false
@@ -241,7 +242,13 @@ func containerElem(t ir.Type) (ir.Type, bool) {
 	if end < 0 {
 		return ir.Type{}, false
 	}
-	return ir.Type{Name: strings.TrimSpace(args[:end])}, true
+	name := strings.TrimSpace(args[:end])
+	ptr := 0
+	for strings.HasSuffix(name, "*") {
+		name = strings.TrimSpace(name[:len(name)-1])
+		ptr++
+	}
+	return ir.Type{Name: name, Pointer: ptr}, true
 }
 
 // hostOf returns the host of a Fortran internal procedure (the program

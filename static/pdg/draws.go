@@ -80,9 +80,109 @@ func (w *walker) draw(x ir.Expr) (m float64, uniform bool) {
 		if lo, hi, ok := w.distribution(x.Callee); ok {
 			return 0, lo == 0 && hi == 1
 		}
-		return 0, uniformDraw(x.Callee)
+		return 0, uniformDraw(x.Callee) || w.uniformFunc(x.Callee)
 	}
 	return 0, false
+}
+
+// oneReturn returns the program function a call expression names and the
+// value of its one return statement, when it has exactly one.
+func (w *walker) oneReturn(callee string) (*ir.Func, ir.Expr, bool) {
+	d, ok := w.b.resolve(callee, w.d.file)
+	if !ok {
+		return nil, nil, false
+	}
+	var ret ir.Expr
+	n := 0
+	visitStmts(d.f.Body, func(s ir.Stmt) {
+		if r, ok := s.(*ir.Return); ok {
+			ret = r.Value
+			n++
+		}
+	})
+	return d.f, ret, n == 1 && ret != nil
+}
+
+// uniformScale is the largest constant a generator's integer output is
+// multiplied by (or the inverse of the smallest it is divided by) to
+// make a uniform draw in [0, 1): 2^-20.
+const uniformScale = 1.0 / (1 << 20)
+
+// uniformFunc reports whether the program function callee returns a
+// uniform draw in [0, 1) made from a generator's integer output: the
+// output of a call scaled by a tiny constant ("(next() >> 11) *
+// 0x1.0p-53", "xorshift() / 4294967296.0").
+func (w *walker) uniformFunc(callee string) bool {
+	_, ret, ok := w.oneReturn(callee)
+	if !ok {
+		return false
+	}
+	b, ok := uncast(ret).(ir.Binary)
+	if !ok || !callsIn(b.L) && !callsIn(b.R) {
+		return false
+	}
+	l, lok := Eval(b.L, w.env).Float()
+	r, rok := Eval(b.R, w.env).Float()
+	switch b.Op {
+	case "*":
+		return rok && r > 0 && r <= uniformScale || lok && l > 0 && l <= uniformScale
+	case "/":
+		return rok && r >= 1/uniformScale
+	}
+	return false
+}
+
+// drawnMean returns the mean of what a call of a program function
+// returns when that is an integer drawn below one of its parameters: a
+// remainder of a call by the parameter ("next() % n") or a uniform draw
+// scaled by it and truncated ("static_cast<int>(unif() * n)"), both
+// (n-1)/2 for the call's n. It reports false for other calls.
+func (w *walker) drawnMean(x ir.CallExpr) (float64, bool) {
+	f, ret, ok := w.oneReturn(x.Callee)
+	if !ok {
+		return 0, false
+	}
+	b, ok := uncast(ret).(ir.Binary)
+	if !ok {
+		return 0, false
+	}
+	bound := func(e ir.Expr) (float64, bool) { // the argument of parameter e
+		r, ok := uncast(e).(ir.Ref)
+		if !ok {
+			return 0, false
+		}
+		for i, p := range f.Params {
+			if p.Name == r.Name && i < len(x.Args) {
+				return Eval(x.Args[i], w.env).Float()
+			}
+		}
+		return 0, false
+	}
+	var n float64
+	switch {
+	case b.Op == "%" && callsIn(b.L):
+		n, ok = bound(b.R)
+	case b.Op == "*" && truncated(ret):
+		if m, isDraw := w.draw(b.L); m == 0 && isDraw {
+			n, ok = bound(b.R)
+		} else if m, isDraw := w.draw(b.R); m == 0 && isDraw {
+			n, ok = bound(b.L)
+		} else {
+			ok = false
+		}
+	default:
+		ok = false
+	}
+	if !ok || n < 1 {
+		return 0, false
+	}
+	return (n - 1) / 2, true
+}
+
+// truncated reports whether x is a cast to an integer type.
+func truncated(x ir.Expr) bool {
+	c, ok := x.(ir.Cast)
+	return ok && c.Type.Pointer == 0 && integerType(c.Type.Name)
 }
 
 // distribution returns the bounds of the local variable name when the
@@ -246,6 +346,9 @@ func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 	case ir.CallExpr:
 		if lo, hi, ok := w.distribution(x.Callee); ok {
 			return ir.Float{V: (lo + hi) / 2}, true
+		}
+		if m, ok := w.drawnMean(x); ok {
+			return ir.Float{V: m}, true
 		}
 		args := slices.Clone(x.Args)
 		changed := false

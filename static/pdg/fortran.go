@@ -281,6 +281,9 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 			return 0, 0, v.Type.Name, false
 		}
 		if e, ok := containerElem(v.Type); ok && isIndex(x) {
+			if formatted && isText(e) { // code[s] of a std::array<const char *, N>
+				return iosem.StrWidth, 1, "string", true
+			}
 			return w.elements(e, n, formatted) // dose[p] of a std::array
 		}
 		return w.elements(v.Type, n, formatted)

@@ -2,6 +2,8 @@ package pdg
 
 import (
 	"testing"
+
+	"github.com/iolens/iolens/static/iosem"
 )
 
 // TestTriangularLoops checks a loop from past the variable of a loop
@@ -406,13 +408,16 @@ int main(void) {
 // TestSmallFiles checks a loop reading to the end of a file of unknown
 // contents that a loop around opens, one file per iteration: a small
 // file (SmallFileReadTrip lines), where a file opened once is read
-// DefaultReadTrip times.
+// DefaultReadTrip times. Read by blocks, a small file is SmallFileBytes:
+// one 64 KiB request, four of 4 KiB.
 func TestSmallFiles(t *testing.T) {
 	src := []source{cSrc(`#include <stdio.h>
 #include <dirent.h>
+static char block[1 << 16];
 int main(int argc, char **argv) {
   char line[256], path[512];
   long n = 0;
+  size_t got;
   DIR *d = opendir(argv[1]);
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
@@ -420,6 +425,10 @@ int main(int argc, char **argv) {
     FILE *f = fopen(path, "r");
     if (!f) continue;
     while (fgets(line, sizeof line, f)) n++; /* per entry */
+    rewind(f);
+    while ((got = fread(block, 1, sizeof block, f)) > 0) n += (long)got; /* whole blocks */
+    rewind(f);
+    while ((got = fread(block, 1, 4096, f)) > 0) n += (long)got; /* pages */
     fclose(f);
   }
   closedir(d);
@@ -429,7 +438,8 @@ int main(int argc, char **argv) {
   return (int)n;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	checkTrips(t, g, src, []tripWant{{"per entry", SmallFileReadTrip}, {"one file", DefaultReadTrip}})
+	checkTrips(t, g, src, []tripWant{{"per entry", SmallFileReadTrip}, {"one file", DefaultReadTrip},
+		{"whole blocks", 1}, {"pages", SmallFileBytes / 4096}})
 }
 
 func TestFilledPaths(t *testing.T) {
@@ -766,4 +776,51 @@ int main() {
 			}
 		}
 	}
+}
+
+// TestGeneratorDraws checks draws made by a program's own generator: a
+// method scaling its integer output into [0, 1) is a uniform draw ("<
+// 0.25" holds a quarter of the time), and a loop bound drawn below a
+// known n by a helper (truncated uniform times n, or a remainder by n)
+// runs its mean.
+func TestGeneratorDraws(t *testing.T) {
+	src := []source{cppSrc(`#include <cstdint>
+#include <cstdio>
+struct Rng {
+    uint64_t s_ = 88172645463325252ULL;
+    uint64_t next() { s_ ^= s_ << 13; s_ ^= s_ >> 7; s_ ^= s_ << 17; return s_; }
+    double unif() { return (next() >> 11) * 0x1.0p-53; }
+    int below(int n) { return static_cast<int>(unif() * n); }
+};
+static int pick(Rng &r, int n) { return static_cast<int>(r.next() % n); }
+int main() {
+    Rng rng;
+    int days = 2 + rng.below(5);
+    for (int d = 0; d < days; ++d) std::putchar('d'); /* day loop */
+    int k = 1 + pick(rng, 9);
+    for (int i = 0; i < k; ++i) std::putchar('k'); /* picks */
+    for (int i = 0; i < 1000; ++i)
+        if (rng.unif() < 0.25) std::putchar('q'); /* quarter */
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"day loop", 4}, {"picks", 5}})
+	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{{"quarter", 0.25}})
+}
+
+// TestTextElements checks the characters a stream insertion of an element
+// of a std::array of C strings is taken to write: a string's.
+func TestTextElements(t *testing.T) {
+	src := []source{cppSrc(`#include <array>
+#include <fstream>
+const std::array<const char *, 3> kCode = {"COD", "HAD", "WHG"};
+int main() {
+    std::ofstream out("codes.txt");
+    for (int s = 0; s < 3; ++s) out << kCode[s] << '\n'; /* insertion */
+    return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkBytes(t, g, src, []bytesWant{{"insertion", iosem.StrWidth + 1}})
 }

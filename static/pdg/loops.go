@@ -555,11 +555,12 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 	}
 	if readsInput(l.Cond) || readsInputFirst(l) {
 		n := int64(w.b.opts.DefaultReadTrip)
-		if b := w.readRequest(l); b > 0 {
-			n = min(max(DefaultReadBytes/b, 1), n)
-		}
+		size := int64(DefaultReadBytes)
 		if h, _, _, ok := w.eofRead(l); ok && w.openedPerIteration(h) {
-			n = min(n, SmallFileReadTrip)
+			n, size = min(n, SmallFileReadTrip), SmallFileBytes
+		}
+		if b := w.readRequest(l); b > 0 {
+			n = min(max(size/b, 1), n)
 		}
 		return n, defSrc
 	}
@@ -574,6 +575,10 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 // one such file per iteration: a directory of reports, records or
 // messages holds small files.
 const SmallFileReadTrip = 50
+
+// SmallFileBytes is the size assumed for such a file read by requests of
+// known size: one request of 16 KiB or more takes it whole.
+const SmallFileBytes = 16 << 10
 
 // openedPerIteration reports whether the file of h was opened by the
 // function being walked inside a loop around the statement being walked.
