@@ -824,3 +824,35 @@ int main() {
 	g := buildSources(t, Options{}, src...)
 	checkBytes(t, g, src, []bytesWant{{"insertion", iosem.StrWidth + 1}})
 }
+
+// TestFillOnce checks a table filled once by a counter only counted up,
+// "if (n < TOP) top[n++] = k; else ...": the test holds for the first TOP
+// of the loop's passes, and the other side runs the rest of them; a
+// counter declared inside the loop, or reset, is not filled once.
+func TestFillOnce(t *testing.T) {
+	src := []source{cSrc(`#include <stdint.h>
+#define N 10000
+#define TOP 50
+static uint32_t cnt[N];
+int main(void) {
+  uint32_t top[TOP];
+  int ntop = 0, nbuf = 0, sum = 0;
+  for (int k = 0; k < N; k++) {
+    if (ntop < TOP) { top[ntop++] = k; } /* filling */
+    else {
+      int mi = 0;
+      for (int j = 1; j < TOP; j++) if (cnt[top[j]] < cnt[top[mi]]) mi = j;
+      if (cnt[k] > cnt[top[mi]]) top[mi] = k;
+    }
+    if (nbuf < TOP) { nbuf++; } else { nbuf = 0; } /* cycling */
+  }
+  for (int r = 0; r < 20; r++)
+    for (int k = 0; k < 100; k++)
+      if (TOP > sum) sum++; /* nested */
+  return (int)top[0] + nbuf + sum;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{
+		{"filling", 50.0 / 10000}, {"cycling", 1 - 1.0/50}, {"nested", 50.0 / 2000}})
+}

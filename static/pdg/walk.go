@@ -1137,7 +1137,94 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o := w.charOdds(cond); o > 0 {
 		return o
 	}
+	if o, ok := w.fillOnceOdds(cond); ok {
+		return o
+	}
 	return counterOdds(cond, w.env, w.d.f.Body, w.b.steppedFields)
+}
+
+// fillOnceOdds returns the share of executions in which cond holds when
+// it is the test of a statement of the innermost loop's body that keeps
+// a local counter below a known bound, "n < K" (either way round), and
+// the function only ever counts it up from before the loop, never back:
+// the first K/step passes of the loops inside the counter's scope find
+// room ("if (ntop < TOP) top[ntop++] = k; else ..." fills a table once,
+// then the other side runs). It reports false for other tests.
+func (w *walker) fillOnceOdds(cond ir.Expr) (float64, bool) {
+	c, ok := cond.(ir.Binary)
+	if !ok || len(w.trips) == 0 {
+		return 0, false
+	}
+	x, k, op := c.L, c.R, c.Op
+	if _, known := Eval(k, w.env).Int(); !known {
+		x, k, op = c.R, c.L, mirrored[op]
+	}
+	bound, known := Eval(k, w.env).Int()
+	r, isRef := x.(ir.Ref)
+	if !known || !isRef || op != "<" && op != "<=" || bound < 1 {
+		return 0, false
+	}
+	inner := w.trips[len(w.trips)-1].body
+	tested := slices.ContainsFunc(inner, func(st ir.Stmt) bool {
+		s, ok := st.(*ir.If)
+		return ok && reflect.DeepEqual(s.Cond, cond)
+	})
+	step, ok := w.countedUpOnly(r.Name)
+	if !tested || !ok {
+		return 0, false
+	}
+	passes := 1.0 // of the loops inside the counter's scope
+	for i := len(w.trips) - 1; i >= 0 && !declares(w.trips[i].body, r.Name); i-- {
+		passes *= float64(w.trips[i].n)
+	}
+	if op == "<=" {
+		bound++
+	}
+	return min(float64(bound)/float64(step)/passes, 1), true
+}
+
+// countedUpOnly reports whether the function declares the local scalar
+// name and changes it only by steps up of a known size ("n++", "n +=
+// 2"), with that size; its address never taken.
+func (w *walker) countedUpOnly(name string) (int64, bool) {
+	declared, ok := false, true
+	step := int64(0)
+	visitStmts(w.d.f.Body, func(st ir.Stmt) {
+		switch st := st.(type) {
+		case *ir.Decl:
+			if st.Var.Name == name {
+				declared = declared || len(st.Var.Type.Dims) == 0 && st.Var.Type.Pointer == 0
+			}
+		case *ir.Assign:
+			if st.Target != name || st.Partial {
+				return
+			}
+			v, known := Eval(st.Value, w.env).Int()
+			if st.Op != "+=" || !known || v <= 0 {
+				ok = false
+				return
+			}
+			step = max(step, v)
+		case *ir.Call:
+			for _, a := range st.Args {
+				if addressed(a, w.d.file.Lang) == name {
+					ok = false
+				}
+			}
+		}
+	})
+	return step, declared && ok && step > 0
+}
+
+// declares reports whether the block declares name, at any depth.
+func declares(body ir.Block, name string) bool {
+	found := false
+	visitStmts(body, func(st ir.Stmt) {
+		if d, ok := st.(*ir.Decl); ok && d.Var.Name == name {
+			found = true
+		}
+	})
+	return found
 }
 
 // CacheHitOdds is the share of the lookups of a cache the program keeps
