@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/iolens/iolens/static/iosem"
@@ -855,4 +856,64 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{
 		{"filling", 50.0 / 10000}, {"cycling", 1 - 1.0/50}, {"nested", 50.0 / 2000}})
+}
+
+// TestChunkedRecords checks a loop reading a count of records in chunks
+// of at most CHUNK ("want = left < CHUNK ? left : CHUNK; got = fread(buf,
+// sizeof rec, want, f); left -= got"): the count over CHUNK passes when
+// the count is known (a header field the program wrote), the file's
+// records over CHUNK when only the file's size is; never one pass per
+// record, as the value a call returned earlier would make it.
+func TestChunkedRecords(t *testing.T) {
+	const prog = `#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+typedef struct { uint32_t magic, count; } hdr_t;
+typedef struct { double a[8]; } rec_t;
+#define CHUNK 2048
+#define NREC 100000
+static rec_t buf[CHUNK];
+static long scan(const char *p) {
+  FILE *f = fopen(p, "rb");
+  hdr_t h;
+  fread(&h, sizeof h, 1, f);
+  uint64_t left = h.count;
+  long seen = 0;
+  while (left > 0) { /* chunks */
+    size_t want = left < CHUNK ? (size_t)left : CHUNK;
+    size_t got = fread(buf, sizeof(rec_t), want, f);
+    if (got != want) return -1;
+    left -= got; seen += got;
+  }
+  fclose(f);
+  return seen;
+}
+static void put(const char *p) {
+  FILE *f = fopen(p, "wb");
+  hdr_t h = {1, COUNT};
+  fwrite(&h, sizeof h, 1, f);
+  for (int i = 0; i < NREC; i++) fwrite(&buf[i % CHUNK], sizeof(rec_t), 1, f);
+  fclose(f);
+}
+int main(void) {
+  put("recs.bin");
+  return (int)scan("recs.bin"); /* read back */
+}
+`
+	for _, tc := range []struct {
+		count string
+		trip  int64
+	}{{"NREC", 49}, {"(uint32_t)rand()", 48}} {
+		src := []source{cSrc(strings.Replace(prog, "COUNT", tc.count, 1))}
+		g := buildSources(t, Options{}, src...)
+		if l := loopVia(t, g, src, []string{"read back"}, "chunks"); l.Trip != tc.trip {
+			t.Errorf("count %s: %d trips (%s), want %d", tc.count, l.Trip, l.TripSource, tc.trip)
+		}
+		for _, fn := range g.Funcs {
+			file, line := lineOf(t, "chunks", src)
+			if l := nodeAt(fn, LoopNode, file, line); fn.Name == "scan" && l != nil && l.Trip != tc.trip {
+				t.Errorf("count %s: scan's own walk: %d trips (%s), want %d", tc.count, l.Trip, l.TripSource, tc.trip)
+			}
+		}
+	}
 }

@@ -746,24 +746,63 @@ func (w *walker) transferTrips(l *ir.Loop, counter string, final ir.Expr) int64 
 	if !isLiteralZero(final) { // done < n: n - done left
 		left = binary("-", Eval(final, w.env), left)
 	}
-	total, ok := left.Int()
-	if !ok || total <= 0 {
-		return 1
-	}
 	var chunk int64
+	var sized string // the local holding the capped request
 	visitStmts(l.Body, func(st ir.Stmt) {
 		d, isDecl := st.(*ir.Decl)
 		if !isDecl || chunk > 0 {
 			return
 		}
 		if k, ok := capOfCounter(d.Var.Init, counter, w.env); ok {
-			chunk = k
+			chunk, sized = k, d.Var.Name
 		}
 	})
-	if chunk <= 0 {
+	total, ok := left.Int()
+	switch {
+	case chunk <= 0:
 		return 1
+	case !ok || total <= 0:
+		return w.fileChunks(l, sized, chunk)
 	}
 	return (total + chunk - 1) / chunk
+}
+
+// fileChunks returns the chunks a transfer loop whose total is not known
+// reads a file in, when it reads a file the program wrote, of known size,
+// by requests of at most chunk units (the local sized): "left =
+// h.count; while (left > 0) { want = min(left, K); fread(buf, sizeof
+// rec, want, f); ... }" over a file of records it wrote. It returns 1
+// otherwise.
+func (w *walker) fileChunks(l *ir.Loop, sized string, chunk int64) int64 {
+	n := int64(1)
+	visitStmts(l.Body, func(st ir.Stmt) {
+		c, ok := st.(*ir.Call)
+		if !ok || n > 1 {
+			return
+		}
+		s, ok := iosem.Lookup(c.Callee)
+		z := s.Size
+		if !ok || s.Op != iosem.Read || s.File.Kind != iosem.HandleArg || z.Kind != iosem.Bytes {
+			return
+		}
+		unit := int64(1)
+		switch {
+		case z.Count2 >= 0 && mentions(arg(c, z.Count2), sized):
+			if unit, ok = Eval(arg(c, z.Count), w.env).Int(); !ok || unit < 1 {
+				return
+			}
+		case !mentions(arg(c, z.Count), sized):
+			return
+		}
+		h := w.handleOf(arg(c, s.File.Arg), s.Interface)
+		if h == nil || h.Kind != FileHandle {
+			return
+		}
+		if e, ok := h.contents(); ok && e.bytes >= 1 {
+			n = max(int64(e.bytes)/(unit*chunk), 1)
+		}
+	})
+	return n
 }
 
 // capOfCounter returns K when x caps the counter v at K: "v > K ? K : v",
@@ -1150,10 +1189,12 @@ func flip(op string) string {
 // to name, or no direct step, makes it no counter.
 func (w *walker) counterStep(body ir.Block, name string) (Value, bool) {
 	// A step by a local the body declares first is its initialiser, at
-	// entry: "size_t t = left > K ? K : left; left -= t".
+	// entry: "size_t t = left > K ? K : left; left -= t". One set by a
+	// call is what the call returns on that pass ("got = fread(...)"),
+	// not known before the body runs.
 	inits := map[string]ir.Expr{}
 	for _, s := range body {
-		if d, ok := s.(*ir.Decl); ok && d.Var.Init != nil {
+		if d, ok := s.(*ir.Decl); ok && d.Var.Init != nil && !callsIn(d.Var.Init) {
 			inits[d.Var.Name] = d.Var.Init
 		}
 	}
