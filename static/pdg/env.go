@@ -225,8 +225,11 @@ func (e *Env) Clone() *Env {
 }
 
 // merge keeps in e only the local values that every environment of alts
-// agrees on (the state after a branch).
-func (e *Env) merge(alts []*Env) {
+// agrees on (the state after a branch); a variable holding an open file
+// on every side, not the same one, holds that of the side likely (an
+// index of alts) takes most often: the series a branch moves on to the
+// next file of ("if (day == last) { fclose(f); f = open_month(m); }").
+func (e *Env) merge(alts []*Env, likely int) {
 	if len(alts) == 0 {
 		return
 	}
@@ -235,11 +238,19 @@ func (e *Env) merge(alts []*Env) {
 	*e = *first.Clone()
 	e.setting = st
 	for name, v := range first.vals.m {
+		files := v.Kind == HandleVal
+		agree := true
 		for _, a := range alts[1:] {
-			if w, ok := a.vals.m[name]; !ok || !w.equal(v) {
-				e.vals.del(name)
-				break
-			}
+			w, ok := a.vals.m[name]
+			agree = agree && ok && w.equal(v)
+			files = files && ok && w.Kind == HandleVal
+		}
+		switch {
+		case agree:
+		case files:
+			e.vals.set(name, alts[likely].vals.m[name])
+		default:
+			e.vals.del(name)
 		}
 	}
 	for name, n := range first.elems.m {

@@ -917,3 +917,41 @@ int main(void) {
 		}
 	}
 }
+
+// TestReopenedSeries checks a file variable a loop closes and reopens on
+// the next file of a series through a helper ("if (day % 30 == 29) {
+// fclose(f); f = open_month(++month); }"): it holds an open file
+// throughout, so the writes of the loop and the close after it have one.
+func TestReopenedSeries(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+static char path[256];
+static FILE *open_month(int m) {
+  snprintf(path, sizeof path, "m%02d.bin", m);
+  FILE *f = fopen(path, "wb");
+  if (!f) exit(1);
+  return f;
+}
+int main(void) {
+  double x[100] = {0};
+  int month = 0;
+  FILE *f = open_month(0);
+  for (int day = 0; day < 365; day++) {
+    if (day % 30 == 29) {
+      fclose(f); /* month end */
+      month++;
+      f = open_month(month);
+    }
+    fwrite(x, sizeof x, 1, f); /* daily */
+  }
+  fclose(f); /* year end */
+  return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, m := range []string{"month end", "daily", "year end"} {
+		if n := entryNode(t, g, src, IONode, m); n.IO.File == nil {
+			t.Errorf("%s: no file", m)
+		}
+	}
+}

@@ -33,8 +33,10 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		if v := w.env.Var(name); v != nil && v.Const && !declared[name] && name != l.Var {
 			delete(assigned, name) // a PARAMETER or const passed by reference stays
 		}
-		if v := Eval(ir.Ref{Name: name}, w.env); v.Kind == HandleVal && onlyStreamed(l.Body, name) || v == stringStream {
-			delete(assigned, name) // a file stream inserted into stays open; a string stream stays one
+		if v := Eval(ir.Ref{Name: name}, w.env); v.Kind == HandleVal && (onlyStreamed(l.Body, name) || w.reopened(l.Body, name)) || v == stringStream {
+			// A file stream inserted into stays open, one closed and
+			// reopened holds an open file; a string stream stays one.
+			delete(assigned, name)
 		}
 	}
 	tallies := w.startTallies(l, n, assigned)
@@ -421,6 +423,37 @@ func onlyStreamed(body ir.Block, name string) bool {
 		}
 	})
 	return only
+}
+
+// reopened reports whether the body changes the variable name only by
+// giving it what an open routine or a program function returns: a
+// helper opening the next file of a series ("f = open_month(m)"), so
+// that the variable holds an open file throughout.
+func (w *walker) reopened(body ir.Block, name string) bool {
+	opens := func(callee string) bool {
+		s, isIO := iosem.Lookup(callee)
+		_, isFunc := w.b.resolve(callee, w.d.file)
+		return isIO && s.Op == iosem.Open || !isIO && isFunc
+	}
+	found, only := false, true
+	visitStmts(body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Assign:
+			if s.Target != name {
+				return
+			}
+			c, isCall := uncast(s.Value).(ir.CallExpr)
+			only = only && !s.Partial && isCall && opens(c.Callee)
+		case *ir.Call:
+			if s.Result == name {
+				found = true
+				only = only && opens(s.Callee)
+			}
+		case *ir.Decl:
+			only = only && s.Var.Name != name
+		}
+	})
+	return found && only
 }
 
 // tripCount returns how many times the body of l runs, and how that was

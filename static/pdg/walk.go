@@ -941,8 +941,14 @@ func (w *walker) branch(pos ir.Pos, name string, cond ir.Expr, alts []ir.Block, 
 	if n.Taken >= 0 {
 		w.env = envs[n.Taken]
 	} else {
+		likely := 0
+		for i := range envs {
+			if sideOdds(n, i, len(envs)) > sideOdds(n, likely, len(envs)) {
+				likely = i
+			}
+		}
 		w.env = base
-		w.env.merge(envs)
+		w.env.merge(envs, likely)
 		w.keepSettled(alts...)
 	}
 	parent.Children = append(parent.Children, n)
