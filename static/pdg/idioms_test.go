@@ -955,3 +955,59 @@ int main(void) {
 		}
 	}
 }
+
+// TestClockLoops checks a loop advancing a floating-point clock to a
+// known end: (end − start) / step passes for a known step, and output
+// when the clock passes the time of the next event, moved on by a
+// period, on step/period of them; with a step the analysis does not
+// know, the run's events over the loop's passes.
+func TestClockLoops(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  FILE *f = fopen("series.txt", "w");
+  double t = 0.0, dt = 0.01, tnext = 0.0, x = 0.0;
+  while (t < 10.0) { /* known step */
+    x += t * 0.5;
+    if (t >= tnext - 1e-9) { fprintf(f, "%g %g\n", t, x); tnext = tnext + 0.5; } /* every half */
+    t += dt;
+  }
+  double s = 1.0, h = 0.1 + rand() / (double)RAND_MAX, snext = 1.0;
+  while (s < 11.0) { /* drawn step */
+    if (snext <= s) { fprintf(f, "%g\n", s); snext += 2.0; } /* every two */
+    s = s + h;
+  }
+  fclose(f);
+  return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"known step", 1000}, {"drawn step", DefaultWhileTrip}})
+	checkOdds(t, src, func(string) *Node { return g.Entry }, []oddsCase{{"every half", 0.01 / 0.5}, {"every two", 5.0 / DefaultWhileTrip}})
+
+	f90 := []source{{"prog.f90", `program clock
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+  real(dp), parameter :: tend = 3.0_dp, dt_ts = 1.0_dp / 1440.0_dp
+  real(dp) :: t, dt, tnext, x
+  integer :: u
+  open(newunit=u, file='ts.txt', status='replace')
+  dt = 0.45_dp * 0.03125_dp / 310.0_dp
+  t = 0.0_dp
+  tnext = 0.0_dp
+  x = 0.0_dp
+  do while (t < tend) ! steps
+     x = x + sin(t)
+     if (t >= tnext) then ! each minute
+        write(u, '(2f12.5)') t, x
+        tnext = tnext + dt_ts
+     end if
+     t = t + dt
+  end do
+  close(u)
+end program clock
+`}}
+	g = buildSources(t, Options{}, f90...)
+	checkTrips(t, g, f90, []tripWant{{"steps", 66134}})
+	checkOdds(t, f90, func(string) *Node { return g.Entry }, []oddsCase{{"each minute", 0.45 * 0.03125 / 310 * 1440}})
+}

@@ -17,6 +17,10 @@ import (
 func (w *walker) loop(l *ir.Loop, parent *Node) {
 	n := &Node{Kind: LoopNode, Name: string(l.Kind), Pos: l.Pos, EndLine: l.EndLine, LoopKind: l.Kind, Taken: -1}
 	n.Trip, n.TripSource = w.tripCount(l)
+	var clk *clock // before the body's variables are forgotten
+	if c, ok := w.clockOf(l); ok {
+		clk = &c
+	}
 	eof := w.eofFile(l, n)
 	n.Work = ops(l.Cond, w.fortran()) + 1
 	assigned := w.assignedIn(l.Body)
@@ -60,7 +64,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	w.markSeeks(l.Body)
-	w.trips = append(w.trips, loopTrip{n: n.Trip, def: n.TripSource == TripDefault || n.TripSource == TripOdds, body: l.Body,
+	w.trips = append(w.trips, loopTrip{clock: clk, n: n.Trip, def: n.TripSource == TripDefault || n.TripSource == TripOdds, body: l.Body,
 		v: l.Var, step: l.Step, hi: l.Hi, inclusive: l.Inclusive, values: w.loopValues(l, n), eof: eof})
 	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)
@@ -170,6 +174,71 @@ func (w *walker) scaling(body ir.Block, name string) (string, int64, bool) {
 	return op, k, changes == 1
 }
 
+// clock is a loop's floating-point clock: a variable the body advances
+// by one step per pass ("t = t + dt"), from start while below end ("do
+// while (t < tend)"); step is 0 when not known.
+type clock struct {
+	name             string
+	start, end, step float64
+}
+
+// clockSlack absorbs the rounding of a clock's steps: (end − start) /
+// step passes, rounded up unless within this much of a whole number.
+const clockSlack = 1e-6
+
+// clockOf returns the clock of loop l: its condition compares a variable
+// below a known end (less a small tolerance, "t < tend - 1e-9"), the
+// variable is known at entry, and the body's own statements advance it
+// once by a positive step ("t = t + dt", "t += dt"), known or not; no
+// other statement of the body changes it.
+func (w *walker) clockOf(l *ir.Loop) (clock, bool) {
+	c, ok := l.Cond.(ir.Binary)
+	if !ok || c.Op != "<" && c.Op != "<=" {
+		return clock{}, false
+	}
+	r, ok := c.L.(ir.Ref)
+	if !ok {
+		return clock{}, false
+	}
+	start, sok := Eval(r, w.env).Float()
+	end, eok := Eval(c.R, w.env).Float()
+	if !sok || !eok || end <= start {
+		return clock{}, false
+	}
+	var step ir.Expr
+	n := 0
+	visitStmts(l.Body, func(st ir.Stmt) {
+		if a, ok := st.(*ir.Assign); ok && a.Target == r.Name {
+			n++
+		}
+	})
+	for _, st := range l.Body {
+		a, ok := st.(*ir.Assign)
+		if !ok || a.Target != r.Name || a.Partial {
+			continue
+		}
+		switch b, isSum := a.Value.(ir.Binary); {
+		case a.Op == "+=":
+			step = a.Value
+		case a.Op == "=" && isSum && b.Op == "+" && isRef(b.L, r.Name):
+			step = b.R
+		case a.Op == "=" && isSum && b.Op == "+" && isRef(b.R, r.Name):
+			step = b.L
+		}
+	}
+	if step == nil || n != 1 {
+		return clock{}, false
+	}
+	k := clock{name: r.Name, start: start, end: end}
+	if v, ok := Eval(step, w.env).Float(); ok {
+		if v <= 0 {
+			return clock{}, false
+		}
+		k.step = v
+	}
+	return k, true
+}
+
 // loopTrip is the trip count of a loop around the statement being walked,
 // and whether it is a default; for a counted loop, its variable and the
 // mean value the variable takes.
@@ -188,6 +257,8 @@ type loopTrip struct {
 	// eof is the file a loop reads to its end, when its trip count
 	// comes from what the program wrote into it (TripWritten).
 	eof *Handle
+	// clock is the loop's floating-point clock, if it has one.
+	clock *clock
 }
 
 // span is the arithmetic progression lo, lo + step, … of n values, the
@@ -1081,6 +1152,9 @@ func (w *walker) induction(l *ir.Loop) (int64, Origin, bool) {
 	}
 	step, ok := w.counterStep(l.Body, r.Name)
 	if !ok {
+		if c, ok := w.clockOf(l); ok && c.step > 0 {
+			return int64(math.Ceil((c.end-c.start)/c.step - clockSlack)), Propagated, true
+		}
 		return w.nestedCount(l, r.Name, op, boundX)
 	}
 	start, bound := Eval(r, w.env), Eval(boundX, w.env)

@@ -1146,6 +1146,9 @@ func (w *walker) branchOdds(cond ir.Expr) float64 {
 	if o, ok := w.fillOnceOdds(cond); ok {
 		return o
 	}
+	if o, ok := w.clockEventOdds(cond); ok {
+		return o
+	}
 	return counterOdds(cond, w.env, w.d.f.Body, w.b.steppedFields)
 }
 
@@ -1187,6 +1190,67 @@ func (w *walker) fillOnceOdds(cond ir.Expr) (float64, bool) {
 		bound++
 	}
 	return min(float64(bound)/float64(step)/passes, 1), true
+}
+
+// clockEventOdds returns the share of passes in which cond holds when it
+// is the test of a statement of the innermost loop's body that finds the
+// loop's clock past the time of the next event and then moves that time
+// on by a known period ("if (t >= tnext) { write ...; tnext = tnext +
+// dt_out }"): one event per period of simulated time, step/period of the
+// passes, or the events of the clock's whole run over the loop's passes
+// when the step is not known. It reports false for other tests.
+func (w *walker) clockEventOdds(cond ir.Expr) (float64, bool) {
+	if len(w.trips) == 0 || w.trips[len(w.trips)-1].clock == nil {
+		return 0, false
+	}
+	lt := w.trips[len(w.trips)-1]
+	c, ok := cond.(ir.Binary)
+	if !ok {
+		return 0, false
+	}
+	t, next, op := w.untolerated(c.L), w.untolerated(c.R), c.Op
+	if op == "<=" || op == "<" {
+		t, next, op = next, t, mirrored[op]
+	}
+	if op != ">=" && op != ">" || !isRef(t, lt.clock.name) {
+		return 0, false
+	}
+	name := refName(next)
+	var period float64
+	for _, st := range lt.body {
+		s, ok := st.(*ir.If)
+		if !ok || !reflect.DeepEqual(s.Cond, cond) {
+			continue
+		}
+		for _, x := range s.Then {
+			a, ok := x.(*ir.Assign)
+			if !ok || a.Target != name || name == "" {
+				continue
+			}
+			if p, ok := w.stepOf(a, name).Float(); ok && p > 0 {
+				period = p
+			}
+		}
+	}
+	switch {
+	case period <= 0:
+		return 0, false
+	case lt.clock.step > 0:
+		return min(lt.clock.step/period, 1), true
+	}
+	events := (lt.clock.end - lt.clock.start) / period
+	return min(events/float64(max(lt.n, 1)), 1), true
+}
+
+// untolerated returns x without a constant tolerance added or taken off
+// ("tnext - 1.0e-9"), as a Ref when it is one.
+func (w *walker) untolerated(x ir.Expr) ir.Expr {
+	if b, ok := x.(ir.Binary); ok && (b.Op == "-" || b.Op == "+") {
+		if _, known := Eval(b.R, w.env).Float(); known {
+			return b.L
+		}
+	}
+	return x
 }
 
 // countedUpOnly reports whether the function declares the local scalar
