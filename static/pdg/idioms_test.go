@@ -1011,3 +1011,35 @@ end program clock
 	checkTrips(t, g, f90, []tripWant{{"steps", 66134}})
 	checkOdds(t, f90, func(string) *Node { return g.Entry }, []oddsCase{{"each minute", 0.45 * 0.03125 / 310 * 1440}})
 }
+
+// TestDirectoryListing checks the count a directory listing returns
+// ("while ((e = readdir(d)) != NULL) names[n++] = ..."): the entries the
+// listing loop is taken to run, so that the caller's loop over them runs
+// as many, not the default of a counted loop.
+func TestDirectoryListing(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <string.h>
+#include <dirent.h>
+#include <stdlib.h>
+static int list_dir(const char *p, char (**names)[24], int *cap) {
+  DIR *d = opendir(p);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (n >= *cap) { *cap = *cap ? 2 * *cap : 256; *names = realloc(*names, sizeof(**names) * (size_t)*cap); }
+    memcpy((*names)[n++], e->d_name, strlen(e->d_name) + 1);
+  }
+  closedir(d);
+  return n;
+}
+int main(int argc, char **argv) {
+  char (*names)[24] = NULL;
+  int cap = 0;
+  int n = list_dir(argv[1], &names, &cap);
+  for (int i = 0; i < n; i++) puts(names[i]); /* entries */
+  return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"entries", DefaultWhileTrip}})
+}

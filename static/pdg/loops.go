@@ -64,7 +64,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	w.markSeeks(l.Body)
-	w.trips = append(w.trips, loopTrip{clock: clk, n: n.Trip, def: n.TripSource == TripDefault || n.TripSource == TripOdds, body: l.Body,
+	w.trips = append(w.trips, loopTrip{clock: clk, n: n.Trip, def: n.TripSource == TripDefault && !listsDirectory(l) || n.TripSource == TripOdds, body: l.Body,
 		v: l.Var, step: l.Step, hi: l.Hi, inclusive: l.Inclusive, values: w.loopValues(l, n), eof: eof})
 	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)

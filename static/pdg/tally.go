@@ -34,7 +34,7 @@ type tally struct {
 // it holds its value from before (n events generated, then more appended
 // while n < cap).
 func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map[string]*tally {
-	if n.TripSource == TripDefault || n.TripSource == TripOdds || n.TripSource == TripTransfer {
+	if (n.TripSource == TripDefault && !listsDirectory(l)) || n.TripSource == TripOdds || n.TripSource == TripTransfer {
 		return nil
 	}
 	var out map[string]*tally
@@ -63,6 +63,23 @@ func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map
 		w.tallies[name] = t
 	}
 	return out
+}
+
+// listsDirectory reports whether loop l runs over the entries of a
+// directory ("while ((e = readdir(d)) != NULL)"): what it counts is the
+// listing the rest of the program goes through, as many entries as the
+// loop is taken to run even when that is a default.
+func listsDirectory(l *ir.Loop) bool {
+	isReaddir := func(callee string) bool { return callee == "readdir" || callee == "readdir64" }
+	for _, st := range l.Body { // the read of the condition, hoisted
+		if c, ok := st.(*ir.Call); ok && isReaddir(c.Callee) && c.Result != "" && mentions(l.Cond, c.Result) {
+			return true
+		}
+	}
+	return ir.Any(l.Cond, func(x ir.Expr) bool {
+		c, ok := x.(ir.CallExpr)
+		return ok && isReaddir(c.Callee)
+	})
 }
 
 // steps returns the sign of the constant steps by which body changes
