@@ -116,7 +116,7 @@ func (w *walker) scaledMeans(l *ir.Loop, n *Node, assigned map[string]bool) map[
 		if !ok || name == l.Var || start == 0 {
 			continue
 		}
-		op, k, ok := w.scaling(l.Body, name)
+		op, k, ok := w.scaling(l.Body, l.Var, name)
 		if !ok {
 			continue
 		}
@@ -136,11 +136,19 @@ func (w *walker) scaledMeans(l *ir.Loop, n *Node, assigned map[string]bool) map[
 }
 
 // scaling returns the operator ("/", "*", ">>" or "<<") and the constant
-// factor of the one statement of body, at its top level, that changes
-// name ("n /= 2", "n = n * 2"); false when body changes name otherwise.
-func (w *walker) scaling(body ir.Block, name string) (string, int64, bool) {
+// factor of the one statement of body that changes name ("n /= 2", "n =
+// n * 2"), at its top level or under a test of the loop's variable v
+// alone ("if (level + 1 < NLEVEL) { ...; n /= 2; }": not after the last
+// pass, whose value is the same); false when body changes name otherwise.
+func (w *walker) scaling(body ir.Block, v, name string) (string, int64, bool) {
 	op, k, found := "", int64(0), false
+	top := slices.Clone(body)
 	for _, st := range body {
+		if s, ok := st.(*ir.If); ok && v != "" && len(s.Else) == 0 && mentions(s.Cond, v) {
+			top = append(top, s.Then...)
+		}
+	}
+	for _, st := range top {
 		a, ok := st.(*ir.Assign)
 		if !ok || a.Target != name || a.Partial {
 			continue

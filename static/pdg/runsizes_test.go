@@ -497,19 +497,26 @@ int main(void) {
 }
 
 // TestScaledMeans checks a variable a loop of known trip count halves in
-// every iteration: the body sees the mean of the values it takes.
+// every iteration, or in all but the last: the body sees the mean of the
+// values it takes.
 func TestScaledMeans(t *testing.T) {
 	src := []source{cSrc(`#include <stdio.h>
 int main(void) {
-  int n = 2048;
+  int n = 2048, m = 1536;
   for (int level = 0; level < 4; level++) {
     for (int i = 0; i < n; i++) fputc('x', stdout); /* row */
     n /= 2;
   }
+  for (int level = 0; level < 3; level++) {
+    for (int i = 0; i < m; i++) fputc('y', stdout); /* each level */
+    if (level + 1 < 3) {
+      m /= 2;
+    }
+  }
   return 0;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	checkTrips(t, g, src, []tripWant{{"row", (2048 + 1024 + 512 + 256) / 4}})
+	checkTrips(t, g, src, []tripWant{{"row", (2048 + 1024 + 512 + 256) / 4}, {"each level", (1536 + 768 + 384) / 3}})
 }
 
 // TestDiagnosticSide checks that a branch side that only reports a failed
