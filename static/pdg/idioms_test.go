@@ -1043,3 +1043,42 @@ int main(int argc, char **argv) {
 	g := buildSources(t, Options{}, src...)
 	checkTrips(t, g, src, []tripWant{{"entries", DefaultWhileTrip}})
 }
+
+// TestStridedAccess checks an innermost loop stepping through an array
+// across rows ("slab[c * NS + t]" in a loop over c): StridedLatency cycles
+// per iteration besides its operations, where a loop along a row only
+// storing is a vectorised copy.
+func TestStridedAccess(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+#define NS 65536
+#define NC 128
+int main(void) {
+  unsigned char *raw = malloc((size_t)NS * NC);
+  float *slab = malloc(sizeof(float) * (size_t)NS * NC);
+  for (long t = 0; t < NS; t++)
+    for (int c = 0; c < NC; c++) slab[(size_t)c * NS + t] = raw[t * NC + c]; /* transpose */
+  for (long c = 0; c < NC; c++)
+    for (long t = 0; t < NS; t++) slab[c * NS + t] = raw[c * NS + t]; /* copy */
+  return (int)slab[7];
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		loop string
+		work float64
+	}{{"transpose", 2 + StridedLatency}, {"copy", 2.0 / VectorWidth}} {
+		file, line := lineOf(t, tc.loop, src)
+		var inner *Node
+		for _, n := range g.Entry.Children {
+			if n.Kind == LoopNode && len(n.Children) == 1 && n.Children[0].Pos.Line == line {
+				inner = n.Children[0]
+			}
+		}
+		if inner == nil {
+			t.Fatalf("no inner loop at %s:%d", file, line)
+		}
+		if inner.Work != tc.work {
+			t.Errorf("%s: work %v per iteration, want %v", tc.loop, inner.Work, tc.work)
+		}
+	}
+}

@@ -93,6 +93,8 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		switch {
 		case chainedLoad(l.Body):
 			n.Work += LoadLatency
+		case l.Var != "" && w.strided(l.Body, l.Var):
+			n.Work += StridedLatency
 		case l.Var != "" && storesOnly(l.Body, l.Var):
 			n.Work /= VectorWidth
 		default:
@@ -435,6 +437,52 @@ const VectorWidth = 8
 // such loops keep several independent operations in flight, where code
 // with calls and branches retires about one.
 const StraightLineOpsPerCycle = 2
+
+// StridedLatency is the cycles an iteration waits for an element of an
+// array it steps through across rows ("t[c * NSAMP + i]" in a loop over
+// c, a transpose): each access lands in another cache line, which the
+// first-level cache no longer holds, and the loop does not vectorise.
+const StridedLatency = 12
+
+// strideElems is the step, in elements, from which an access moves to
+// another cache line on each iteration: 64 bytes of 4-byte elements.
+const strideElems = 16
+
+// strided reports whether the statements of body index an array by the
+// loop variable v times a known stride of strideElems or more
+// ("slab[c * NSAMP + t]" in a loop over c).
+func (w *walker) strided(body ir.Block, v string) bool {
+	found := false
+	isStride := func(x ir.Expr) bool {
+		b, ok := x.(ir.Binary)
+		if !ok || b.Op != "*" {
+			return false
+		}
+		for _, side := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
+			if k, known := Eval(side[1], w.env).Int(); known && k >= strideElems && isRef(uncast(side[0]), v) {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(x ir.Expr) {
+		ir.Any(x, func(y ir.Expr) bool {
+			if ix, ok := y.(ir.Index); ok {
+				for _, i := range ix.Idx {
+					found = found || ir.Any(i, isStride)
+				}
+			}
+			return found
+		})
+	}
+	for _, st := range body {
+		if a, ok := st.(*ir.Assign); ok {
+			check(a.Element)
+			check(a.Value)
+		}
+	}
+	return found
+}
 
 // LoadLatency is the cycles a load from the first-level cache takes. An
 // iteration that cannot load before the previous one has finished (see
