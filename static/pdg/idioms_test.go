@@ -1082,3 +1082,34 @@ int main(void) {
 		}
 	}
 }
+
+// TestConstructedFill checks the cost of a container constructed with a
+// count: its elements are written at memset's speed (its bytes / 16),
+// for a structure the sum of its members' sizes.
+func TestConstructedFill(t *testing.T) {
+	src := []source{cppSrc(`#include <vector>
+struct Obs { float a, b, c, d; };
+int main() {
+  std::vector<Obs> w(12 * 35040); /* records */
+  std::vector<double> v(1000000, 0.0); /* values */
+  return (int)(w[0].a + v[1]);
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		marker string
+		work   float64
+	}{{"records", 12*35040*16/16 + 1}, {"values", 1000000 * 8 / 16}} { // + the count's product
+		file, line := lineOf(t, tc.marker, src)
+		n := nodeAt(g.Entry, CallNode, file, line)
+		if n == nil {
+			n = nodeAt(g.Entry, UnknownNode, file, line)
+		}
+		if n == nil {
+			t.Fatalf("no call at %q", tc.marker)
+		}
+		if n.Work != tc.work {
+			t.Errorf("%s: work %v, want %v", tc.marker, n.Work, tc.work)
+		}
+	}
+}

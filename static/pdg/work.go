@@ -137,6 +137,9 @@ func callCost(c *ir.Call, env *Env) float64 {
 	if v, ok := libraryCosts()[name]; ok {
 		return v
 	}
+	if v, ok := constructedFill(c, env); ok {
+		return max(v, defaultCallCost)
+	}
 	if s, ok := sizedCosts()[name]; ok && s.arg >= 0 && s.arg < len(c.Args) {
 		n, ok := Eval(c.Args[s.arg], env).Float()
 		if ok && s.arg2 >= 0 && s.arg2 < len(c.Args) {
@@ -152,6 +155,46 @@ func callCost(c *ir.Call, env *Env) float64 {
 		}
 	}
 	return defaultCallCost
+}
+
+// constructedFill returns the cost of the elements a container
+// constructed with a count holds ("std::vector<Obs> w(n)",
+// "std::vector<double> v(n, 0.0)"): all of them are written, at memset's
+// speed. It reports false for other calls.
+func constructedFill(c *ir.Call, env *Env) (float64, bool) {
+	if c.Result == "" || !isContainer(c.Callee) || len(c.Args) == 0 || len(c.Args) > 2 {
+		return 0, false
+	}
+	e, ok := containerElem(ir.Type{Name: c.Callee})
+	n, known := Eval(c.Args[0], env).Int()
+	if !ok || !known || n <= 0 {
+		return 0, false // a copy, an iterator range, or an unknown count
+	}
+	size, ok := env.typeSize(e)
+	if !ok {
+		if size, ok = env.structSize(className(e.Name)); !ok {
+			return 0, false
+		}
+	}
+	return float64(n*size) * sizedCosts()["memset"].perElem, true
+}
+
+// structSize returns the size of the C or C++ structure name: the sum of
+// its data members' sizes (padding aside), when all are known.
+func (e *Env) structSize(name string) (int64, bool) {
+	members, ok := e.shared.structs[name]
+	if !ok || len(members) == 0 {
+		return 0, false
+	}
+	var n int64
+	for _, m := range members {
+		k, ok := e.typeSize(m.Type)
+		if !ok {
+			return 0, false
+		}
+		n += k
+	}
+	return n, true
 }
 
 // divisionOps is the cost of a division or a remainder, several times
