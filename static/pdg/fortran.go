@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/iolens/iolens/static/iosem"
@@ -391,25 +392,37 @@ func (w *walker) sectionElems(x ir.Expr) int64 {
 	w.env = w.meanEnv(x)
 	defer func() { w.env = saved }()
 	n := int64(1)
-	ir.Any(x, func(y ir.Expr) bool {
-		ix, ok := y.(ir.Index)
-		if !ok || !isSection(ix) {
-			return false
-		}
-		r, ok := ix.X.(ir.Ref)
-		if !ok {
-			return false
-		}
-		v := w.env.Var(r.Name)
-		if v == nil {
-			return false
-		}
-		if k, ok := w.section(ix, v); ok && k > 0 {
-			n = k
-			return true
+	var visit func(y ir.Expr) bool
+	visit = func(y ir.Expr) bool {
+		switch y := y.(type) {
+		case ir.CallExpr:
+			if _, scalar := reductionCosts()[strings.ToLower(y.Callee)]; scalar {
+				return false // sum(t(k, :)) is one value
+			}
+			return slices.ContainsFunc(y.Args, visit)
+		case ir.Binary:
+			return visit(y.L) || visit(y.R)
+		case ir.Unary:
+			return visit(y.X)
+		case ir.Cast:
+			return visit(y.X)
+		case ir.Cond:
+			return visit(y.C) || visit(y.T) || visit(y.F)
+		case ir.Index:
+			r, isRef := y.X.(ir.Ref)
+			if !isSection(y) || !isRef {
+				return false
+			}
+			if v := w.env.Var(r.Name); v != nil {
+				if k, ok := w.section(y, v); ok && k > 0 {
+					n = k
+					return true
+				}
+			}
 		}
 		return false
-	})
+	}
+	visit(x)
 	return n
 }
 
@@ -439,11 +452,14 @@ func (w *walker) sectionExtent(lo, hi ir.Expr, k int, x ir.Index, v *ir.Var) (in
 		lo = ir.Int{V: 1}
 	}
 	if hi == nil {
+		sh, shaped := w.env.shapeOf(v.Name)
 		switch {
 		case k < len(v.Type.Dims) && v.Type.Dims[k] != nil:
 			hi = v.Type.Dims[k]
 		case len(x.Idx) == 1 && w.env.elems.m[v.Name] > 0:
 			hi = ir.Int{V: w.env.elems.m[v.Name]}
+		case shaped && k < len(sh.dims) && sh.dims[k] > 0:
+			hi = ir.Int{V: sh.dims[k]} // an allocatable's allocated extent
 		default:
 			return 0, false
 		}

@@ -1113,3 +1113,39 @@ int main() {
 		}
 	}
 }
+
+// TestSectionReductions checks a Fortran reduction of a section of an
+// allocatable array (sum(real(table(k, s, :), dp))): the section has the
+// extent the array was allocated with, the reduction costs its elements
+// once each (twice with the conversion), and its result is one value, so
+// the statement is not repeated per element: (2 × 1000 + the loop's 8
+// other operations) / StraightLineOpsPerCycle per iteration.
+func TestSectionReductions(t *testing.T) {
+	src := []source{{"prog.f90", `program sections
+  implicit none
+  integer, parameter :: dp = kind(1.0d0), sp = kind(1.0), nplot = 1000, nspec = 4, ndcl = 40
+  real(sp), allocatable :: table(:, :, :)
+  real(dp) :: stems(nspec), dmid
+  integer :: k, s
+  allocate(table(ndcl, nspec, nplot))
+  table = 1.0
+  stems = 0
+  do s = 1, nspec
+     do k = 1, ndcl ! classes
+        dmid = 2.0_dp * k - 1.0_dp
+        stems(s) = stems(s) + sum(real(table(k, s, :), dp)) * dmid
+     end do
+  end do
+  print *, stems
+end program sections
+`}}
+	g := buildSources(t, Options{}, src...)
+	file, line := lineOf(t, "classes", src)
+	l := nodeAt(g.Entry, LoopNode, file, line)
+	if l == nil {
+		t.Fatal("no loop over the classes")
+	}
+	if want := (2*1000 + 8) / StraightLineOpsPerCycle; l.Work != float64(want) {
+		t.Errorf("work %v per iteration, want %v", l.Work, want)
+	}
+}

@@ -359,13 +359,28 @@ func (w *walker) reductionOps(c ir.CallExpr) float64 {
 	if !ok || !w.fortran() || len(c.Args) == 0 {
 		return 0
 	}
-	v := w.designated(c.Args[0])
+	arg := c.Args[0]
+	for { // sum(real(t(k, s, :), dp)): the elements of the section converted
+		e, ok := arg.(ir.CallExpr)
+		if !ok || !elementalIntrinsics[strings.ToLower(e.Callee)] || len(e.Args) == 0 {
+			break
+		}
+		arg, per = e.Args[0], per+1
+	}
+	v := w.designated(arg)
 	if v == nil || len(v.Type.Dims) == 0 {
 		return 0
 	}
-	n, ok := w.designatedElems(c.Args[0], v)
+	n, ok := w.designatedElems(arg, v)
 	if !ok || n <= 1 {
 		return 0
 	}
 	return per * float64(n)
+}
+
+// elementalIntrinsics are the Fortran intrinsics converting or mapping an
+// array argument element by element, whose result a reduction takes.
+var elementalIntrinsics = map[string]bool{
+	"real": true, "dble": true, "int": true, "nint": true, "abs": true, "float": true, "sngl": true,
+	"sqrt": true, "exp": true, "log": true, "aimag": true, "conjg": true,
 }
