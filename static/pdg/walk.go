@@ -1173,13 +1173,8 @@ func (w *walker) fillOnceOdds(cond ir.Expr) (float64, bool) {
 	if !known || !isRef || op != "<" && op != "<=" || bound < 1 {
 		return 0, false
 	}
-	inner := w.trips[len(w.trips)-1].body
-	tested := slices.ContainsFunc(inner, func(st ir.Stmt) bool {
-		s, ok := st.(*ir.If)
-		return ok && reflect.DeepEqual(s.Cond, cond)
-	})
 	step, ok := w.countedUpOnly(r.Name)
-	if !tested || !ok {
+	if w.innermostTest(cond) == nil || !ok {
 		return 0, false
 	}
 	passes := 1.0 // of the loops inside the counter's scope
@@ -1217,18 +1212,12 @@ func (w *walker) clockEventOdds(cond ir.Expr) (float64, bool) {
 	}
 	name := refName(next)
 	var period float64
-	for _, st := range lt.body {
-		s, ok := st.(*ir.If)
-		if !ok || !reflect.DeepEqual(s.Cond, cond) {
-			continue
-		}
+	if s := w.innermostTest(cond); s != nil && name != "" {
 		for _, x := range s.Then {
-			a, ok := x.(*ir.Assign)
-			if !ok || a.Target != name || name == "" {
-				continue
-			}
-			if p, ok := w.stepOf(a, name).Float(); ok && p > 0 {
-				period = p
+			if a, ok := x.(*ir.Assign); ok && a.Target == name {
+				if p, ok := w.stepOf(a, name).Float(); ok && p > 0 {
+					period = p
+				}
 			}
 		}
 	}
@@ -1455,17 +1444,26 @@ func (w *walker) charOdds(cond ir.Expr) float64 {
 // all but once when the loop leaves when it fails). It returns 0
 // otherwise.
 func (w *walker) exitOdds(cond ir.Expr) float64 {
-	if len(w.trips) == 0 {
-		return 0
-	}
-	for _, st := range w.trips[len(w.trips)-1].body {
-		if s, ok := st.(*ir.If); ok && reflect.DeepEqual(s.Cond, cond) {
-			if i, ok := w.leavesLoop([]ir.Block{s.Then, s.Else}); ok {
-				return w.leaveOdds(i)
-			}
+	if s := w.innermostTest(cond); s != nil {
+		if i, ok := w.leavesLoop([]ir.Block{s.Then, s.Else}); ok {
+			return w.leaveOdds(i)
 		}
 	}
 	return 0
+}
+
+// innermostTest returns the if statement of the innermost loop's body,
+// at its top level, that tests cond, or nil.
+func (w *walker) innermostTest(cond ir.Expr) *ir.If {
+	if len(w.trips) == 0 {
+		return nil
+	}
+	for _, st := range w.trips[len(w.trips)-1].body {
+		if s, ok := st.(*ir.If); ok && reflect.DeepEqual(s.Cond, cond) {
+			return s
+		}
+	}
+	return nil
 }
 
 // leaveOdds returns the share of executions of the innermost loop's body
