@@ -1045,9 +1045,10 @@ int main(int argc, char **argv) {
 }
 
 // TestStridedAccess checks an innermost loop stepping through an array
-// across rows ("slab[c * NS + t]" in a loop over c): StridedLatency cycles
-// per iteration besides its operations, where a loop along a row only
-// storing is a vectorised copy.
+// across rows ("slab[c * NS + t]" in a loop over c) over more than
+// StridedSweepBytes: StridedLatency cycles per iteration besides its
+// operations, where a loop along a row only storing is a vectorised copy,
+// and so is a transposed tile that the cache holds.
 func TestStridedAccess(t *testing.T) {
 	src := []source{cSrc(`#include <stdlib.h>
 #define NS 65536
@@ -1059,14 +1060,17 @@ int main(void) {
     for (int c = 0; c < NC; c++) slab[(size_t)c * NS + t] = raw[t * NC + c]; /* transpose */
   for (long c = 0; c < NC; c++)
     for (long t = 0; t < NS; t++) slab[c * NS + t] = raw[c * NS + t]; /* copy */
-  return (int)slab[7];
+  static double tile[256 * 256], tt[256 * 256];
+  for (int i = 0; i < 256; i++)
+    for (int j = 0; j < 256; j++) tt[j * 256 + i] = tile[i * 256 + j]; /* in cache */
+  return (int)slab[7] + (int)tt[3];
 }
 `)}
 	g := buildSources(t, Options{}, src...)
 	for _, tc := range []struct {
 		loop string
 		work float64
-	}{{"transpose", 2 + StridedLatency}, {"copy", 2.0 / VectorWidth}} {
+	}{{"transpose", 2 + StridedLatency}, {"copy", 2.0 / VectorWidth}, {"in cache", 2.0 / VectorWidth}} {
 		file, line := lineOf(t, tc.loop, src)
 		var inner *Node
 		for _, n := range g.Entry.Children {
@@ -1119,7 +1123,9 @@ int main() {
 // extent the array was allocated with, the reduction costs its elements
 // once each (twice with the conversion), and its result is one value, so
 // the statement is not repeated per element: (2 × 1000 + the loop's 8
-// other operations) / StraightLineOpsPerCycle per iteration.
+// other operations) / StraightLineOpsPerCycle per iteration. A reduction
+// along one dimension assigned to a whole array (cm = sum(real(c, dp),
+// dim=2)) is computed once, not once per element of the array.
 func TestSectionReductions(t *testing.T) {
 	src := []source{{"prog.f90", `program sections
   implicit none
@@ -1137,6 +1143,13 @@ func TestSectionReductions(t *testing.T) {
      end do
   end do
   print *, stems
+  call centre(reshape([(k, k = 1, 768)], [3, 256]))
+contains
+  subroutine centre(c)
+    integer, intent(in) :: c(3, 256)
+    real(dp) :: cm(3)
+    cm = sum(real(c, dp), dim=2) / 256 ! centre
+  end subroutine centre
 end program sections
 `}}
 	g := buildSources(t, Options{}, src...)
@@ -1147,5 +1160,16 @@ end program sections
 	}
 	if want := (2*1000 + 8) / StraightLineOpsPerCycle; l.Work != float64(want) {
 		t.Errorf("work %v per iteration, want %v", l.Work, want)
+	}
+	for _, fn := range g.Funcs {
+		if fn.Name != "centre" {
+			continue
+		}
+		// The statement's own operations (a division, divisionOps, the
+		// keyword argument and the store) per element of cm, and the
+		// conversion and the sum per element of c once.
+		if want := 3*(divisionOps+2) + 2*768.0; fn.Work != want {
+			t.Errorf("centre: work %v, want %v", fn.Work, want)
+		}
 	}
 }

@@ -93,7 +93,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		switch {
 		case chainedLoad(l.Body):
 			n.Work += LoadLatency
-		case l.Var != "" && w.strided(l.Body, l.Var):
+		case l.Var != "" && w.strided(l.Body, l.Var, n.Trip):
 			n.Work += StridedLatency
 		case l.Var != "" && storesOnly(l.Body, l.Var):
 			n.Work /= VectorWidth
@@ -440,26 +440,35 @@ const StraightLineOpsPerCycle = 2
 
 // StridedLatency is the cycles an iteration waits for an element of an
 // array it steps through across rows ("t[c * NSAMP + i]" in a loop over
-// c, a transpose): each access lands in another cache line, which the
-// first-level cache no longer holds, and the loop does not vectorise.
+// c, a transpose) over more than StridedSweepBytes: each access lands in
+// another cache line, which the caches close to the core no longer hold,
+// and the loop does not vectorise.
 const StridedLatency = 12
+
+// StridedSweepBytes is the span of memory a strided loop must cross, its
+// stride times its trip count, for its accesses to miss the second-level
+// cache: a tile of a blocked transpose stays within it.
+const StridedSweepBytes = 1 << 20
 
 // strideElems is the step, in elements, from which an access moves to
 // another cache line on each iteration: 64 bytes of 4-byte elements.
 const strideElems = 16
 
-// strided reports whether the statements of body index an array by the
-// loop variable v times a known stride of strideElems or more
-// ("slab[c * NSAMP + t]" in a loop over c).
-func (w *walker) strided(body ir.Block, v string) bool {
+// strided reports whether the statements of body, run trip times, index
+// an array by the loop variable v times a known stride of strideElems or
+// more ("slab[c * NSAMP + t]" in a loop over c), across more than
+// StridedSweepBytes.
+func (w *walker) strided(body ir.Block, v string, trip int64) bool {
 	found := false
+	elem := int64(0) // of the array being indexed
 	isStride := func(x ir.Expr) bool {
 		b, ok := x.(ir.Binary)
 		if !ok || b.Op != "*" {
 			return false
 		}
 		for _, side := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
-			if k, known := Eval(side[1], w.env).Int(); known && k >= strideElems && isRef(uncast(side[0]), v) {
+			k, known := Eval(side[1], w.env).Int()
+			if known && k >= strideElems && isRef(uncast(side[0]), v) && k*elem*trip > StridedSweepBytes {
 				return true
 			}
 		}
@@ -468,6 +477,12 @@ func (w *walker) strided(body ir.Block, v string) bool {
 	check := func(x ir.Expr) {
 		ir.Any(x, func(y ir.Expr) bool {
 			if ix, ok := y.(ir.Index); ok {
+				elem = 0
+				if a := w.env.Var(baseName(ix.X)); a != nil {
+					t := a.Type
+					t.Pointer, t.Dims = max(t.Pointer-1, 0), nil
+					elem, _ = w.env.elemSize(t)
+				}
 				for _, i := range ix.Idx {
 					found = found || ir.Any(i, isStride)
 				}

@@ -353,12 +353,13 @@ func (w *walker) returnedShape(name string, init ir.Expr) {
 }
 
 // assign counts the operations of an assignment (times the elements of a
-// whole Fortran array) and propagates the assigned value.
+// whole Fortran array, but for the reductions in it, computed once) and
+// propagates the assigned value.
 func (w *walker) assign(s *ir.Assign, parent *Node) {
 	if w.streamStatement(s, parent) {
 		return
 	}
-	work := ops(s.Value, w.fortran()) + 1 + w.accessCost(s.Value)
+	work := ops(s.Value, w.fortran()) + 1
 	if s.Op != "=" {
 		work++
 	}
@@ -377,7 +378,7 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 	} else if w.fortran() {
 		work *= float64(w.sectionElems(s.Value))
 	}
-	parent.Work += work
+	parent.Work += work + w.accessCost(s.Value)
 	if s.Partial {
 		w.observeField(s)
 		w.handleElement(s)
