@@ -43,13 +43,13 @@ type declaration struct {
 func (p *parser) entities() declaration {
 	base := p.typeSpec()
 	var d declaration
-	var dims []ir.Expr
+	var dims, los []ir.Expr
 	var pointer bool
 	for p.acceptOp(",") {
 		switch p.name() {
 		case "dimension":
 			if p.isOp("(") {
-				dims = p.dims()
+				dims, los = p.dims()
 			}
 		case "parameter":
 			d.param = true
@@ -64,9 +64,9 @@ func (p *parser) entities() declaration {
 	p.acceptOp("::")
 	for !p.atEnd() && p.bad == "" {
 		e := entity{name: p.name(), t: base}
-		e.t.Dims = dims
+		e.t.Dims, e.t.Lower = dims, los
 		if p.isOp("(") {
-			e.t.Dims = p.dims()
+			e.t.Dims, e.t.Lower = p.dims()
 		}
 		if p.isOp("[") {
 			p.skipGroup("[", "]")
@@ -75,9 +75,9 @@ func (p *parser) entities() declaration {
 			start := p.i
 			n := p.starLen()
 			if isCharacter(e.t) {
-				dims := e.t.Dims
+				dims, los := e.t.Dims, e.t.Lower
 				e.t = charLen(lower(p.text(start, p.i)), n)
-				e.t.Dims = dims
+				e.t.Dims, e.t.Lower = dims, los
 			} else if n > 0 {
 				e.t.Size = n
 			}
@@ -113,7 +113,7 @@ func (p *parser) declare(name string, t ir.Type, init ir.Expr, param bool, initT
 	v := p.sc.vars[name]
 	if v != nil {
 		if t.Dims == nil {
-			t.Dims = v.Type.Dims
+			t.Dims, t.Lower = v.Type.Dims, v.Type.Lower
 		}
 		v.Type = t
 		if init != nil {
@@ -176,7 +176,7 @@ func (p *parser) dimension() ir.Block {
 		v, d := p.implicitVar(p.name())
 		out = append(out, d...)
 		if p.isOp("(") {
-			v.Type.Dims = p.dims()
+			v.Type.Dims, v.Type.Lower = p.dims()
 		}
 		if !p.acceptOp(",") {
 			break
@@ -201,7 +201,7 @@ func (p *parser) common() ir.Block {
 			v, d := p.implicitVar(p.name())
 			out = append(out, d...)
 			if p.isOp("(") {
-				v.Type.Dims = p.dims()
+				v.Type.Dims, v.Type.Lower = p.dims()
 			}
 		}
 	}

@@ -180,9 +180,7 @@ func (p *parser) primary() ir.Expr {
 		case "(":
 			return p.paren()
 		case "[":
-			start := p.i
-			p.skipGroup("[", "]")
-			return ir.Unknown{Text: p.text(start, p.i)}
+			return p.constructor()
 		}
 	}
 	p.fail("expected an expression, found " + p.describe(t))
@@ -250,8 +248,7 @@ func (p *parser) paren() ir.Expr {
 	p.next()
 	if p.isOp("/") {
 		p.i = start
-		p.skipGroup("(", ")")
-		return ir.Unknown{Text: p.text(start, p.i)}
+		return p.constructor()
 	}
 	x := p.expr()
 	if p.acceptOp(")") {
@@ -268,6 +265,62 @@ func (p *parser) paren() ir.Expr {
 	}
 	p.expectOp(")")
 	return ir.Unknown{Text: p.text(start, p.i)}
+}
+
+// constructor parses the array constructor at the current token, [a, b]
+// or (/ a, b /), into the list of its values. One with a type
+// specification ([character(len=8) :: ...]) or an implied DO, or one that
+// does not parse, stays unknown, with its text.
+func (p *parser) constructor() ir.Expr {
+	start := p.i
+	first := start + 1 // after "["
+	if p.isOp("[") {
+		p.skipGroup("[", "]")
+	} else {
+		p.skipGroup("(", ")")
+		first++ // after "(/"
+	}
+	end := p.i
+	whole := ir.Unknown{Text: p.text(start, end)}
+	depth := 0
+	for _, t := range p.toks[start:end] {
+		if t.kind != tOp {
+			continue
+		}
+		switch t.s {
+		case "(", "[":
+			depth++
+		case ")", "]":
+			depth--
+		case "::":
+			if depth == 1 {
+				return whole
+			}
+		}
+	}
+	closing := end - 1 // "]"
+	if first > start+1 {
+		closing-- // "/)"
+	}
+	bad := p.bad
+	p.i = first
+	var l ir.List
+	for p.i < closing {
+		x := p.expr()
+		if _, ok := x.(ir.ImpliedDo); ok || p.bad != bad {
+			break
+		}
+		l.Elems = append(l.Elems, x)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	ok := p.i == closing && p.bad == bad && len(l.Elems) > 0
+	p.bad, p.i = bad, end
+	if !ok {
+		return whole
+	}
+	return l
 }
 
 // impliedDo parses the control "v = lo, hi [, step]" of an implied DO
@@ -394,24 +447,25 @@ func (p *parser) sectionSubscript(lo ir.Expr, start int) ir.Expr {
 }
 
 // extent converts a declared or allocated bound "lo:hi" to an extent
-// (hi-lo+1); a lone ":" or "*" is an unknown extent (nil).
-func (p *parser) extent() ir.Expr {
+// (hi-lo+1), with the lower bound when it is given; a lone ":" or "*" is
+// an unknown extent (nil).
+func (p *parser) extent() (ext, lower ir.Expr) {
 	if p.isOp("*") || p.isOp(":") {
 		p.next()
 		if !p.isOp(",") && !p.isOp(")") {
 			p.expr()
 		}
-		return nil
+		return nil, nil
 	}
 	lo := p.expr()
 	if !p.acceptOp(":") {
-		return lo
+		return lo, nil
 	}
 	if p.isOp("*") || p.isOp(",") || p.isOp(")") {
 		p.acceptOp("*")
-		return nil
+		return nil, lo
 	}
-	return extentOf(lo, p.expr())
+	return extentOf(lo, p.expr()), lo
 }
 
 // extentOf returns hi-lo+1, folded when the bounds are literals.
@@ -429,16 +483,26 @@ func extentOf(lo, hi ir.Expr) ir.Expr {
 	return ir.Binary{Op: "+", L: ir.Binary{Op: "-", L: hi, R: lo}, R: ir.Int{V: 1}}
 }
 
-// dims parses a parenthesised list of array bounds as extents.
-func (p *parser) dims() []ir.Expr {
+// dims parses a parenthesised list of array bounds as extents, with the
+// lower bounds when one is other than 1 (see ir.Type.Lower).
+func (p *parser) dims() (dims, lower []ir.Expr) {
 	p.next() // "("
-	var d []ir.Expr
+	var los []ir.Expr
+	given := false
 	for {
-		d = append(d, p.extent())
+		ext, lo := p.extent()
+		if one, ok := lo.(ir.Int); ok && one.V == 1 {
+			lo = nil
+		}
+		dims, los = append(dims, ext), append(los, lo)
+		given = given || lo != nil
 		if !p.acceptOp(",") {
 			break
 		}
 	}
 	p.expectOp(")")
-	return d
+	if given {
+		lower = los
+	}
+	return dims, lower
 }

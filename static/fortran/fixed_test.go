@@ -39,7 +39,7 @@ func TestFixedFormProgram(t *testing.T) {
 			decl(5, "nstep", integer, num(100)),
 			decl(6, "lrec", integer, wantConsts["lrec"]),
 			decl(7, "t", withDims(double, ref("nx"), ref("ny")), nil),
-			decl(7, "tnew", withDims(double, bin("+", bin("+", ref("nx"), num(1)), num(1)), ref("ny")), nil),
+			decl(7, "tnew", lowered(withDims(double, bin("+", bin("+", ref("nx"), num(1)), num(1)), ref("ny")), num(0), nil), nil),
 			decl(8, "dx", double, nil),
 			decl(8, "dy", double, nil),
 			decl(8, "ncells", integer, nil),
@@ -81,7 +81,7 @@ func TestFixedFormProgram(t *testing.T) {
 		Name: "step", Kind: ir.Subroutine, Pos: at(35), EndLine: 45,
 		Params: []*ir.Var{
 			{Pos: at(35), Name: "t", Type: arr},
-			{Pos: at(35), Name: "tnew", Type: withDims(double, bin("+", bin("+", ref("nx"), num(1)), num(1)), ref("ny"))},
+			{Pos: at(35), Name: "tnew", Type: lowered(withDims(double, bin("+", bin("+", ref("nx"), num(1)), num(1)), ref("ny")), num(0), nil)},
 			{Pos: at(35), Name: "nx", Type: integer},
 			{Pos: at(35), Name: "ny", Type: integer},
 		},

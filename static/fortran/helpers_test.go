@@ -38,6 +38,12 @@ func withDims(t ir.Type, dims ...ir.Expr) ir.Type {
 	return t
 }
 
+// lowered returns t with the lower bounds lower.
+func lowered(t ir.Type, lower ...ir.Expr) ir.Type {
+	t.Lower = lower
+	return t
+}
+
 // parseFile parses a file of testdata and fails on errors.
 func parseFile(t *testing.T, path string) *ir.File {
 	t.Helper()

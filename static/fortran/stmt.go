@@ -85,7 +85,8 @@ func (p *parser) allocObject() ir.Expr {
 		case p.acceptOp("%"):
 			x = ir.Field{X: x, Name: p.name()}
 		case p.isOp("("):
-			x = ir.Index{X: x, Idx: p.dims()}
+			dims, _ := p.dims()
+			x = ir.Index{X: x, Idx: dims}
 		case p.isOp("["):
 			p.skipGroup("[", "]")
 		default:

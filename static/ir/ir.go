@@ -143,6 +143,9 @@ type Type struct {
 	// Dims are the array dimensions, outermost first; nil entries are
 	// unknown extents (int a[], Fortran assumed shape).
 	Dims []Expr
+	// Lower are the lower bounds of a Fortran array's Dims, one per
+	// dimension (a nil entry is 1), or nil when all are 1.
+	Lower []Expr
 }
 
 // Block is a sequence of statements.

@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -294,6 +295,9 @@ type hostScope struct {
 	// procedures it calls, with the host names the extents of those
 	// arrays depend on.
 	inner, used map[*ir.Func]scopes
+	// tables are the host's arrays that read like PARAMETER arrays (see
+	// hostTables).
+	tables map[string]*ir.Var
 }
 
 type scopes = map[string]bool
@@ -392,8 +396,55 @@ func (b *builder) hostScope(h *ir.Func) *hostScope {
 		}
 		s.used[f] = used
 	}
+	s.tables = s.hostTables(h, slices.Collect(maps.Keys(s.inner)))
 	b.hostScopes[h] = s
 	return s
+}
+
+// hostTables returns the one-dimensional arrays of host h that it
+// assigns once, as a whole, an array constructor (v0max = [250.0_dp,
+// 250.0_dp, 170.0_dp]), and that neither it nor its internal procedures
+// change otherwise or pass to a call: constant copies initialised with
+// the constructor, whose elements the internal procedures read like
+// those of a PARAMETER array.
+func (s *hostScope) hostTables(h *ir.Func, inner []*ir.Func) map[string]*ir.Var {
+	lists := map[string]ir.List{}
+	changes := map[string]int{}
+	note := func(st ir.Stmt) {
+		out := scopes{}
+		stores(st, out)
+		for name := range out {
+			changes[name]++
+		}
+		switch st := st.(type) {
+		case *ir.Assign:
+			if l, ok := st.Value.(ir.List); ok && st.Op == "=" && !st.Partial && st.Field == "" && st.Element == nil {
+				lists[st.Target] = l
+			}
+		case *ir.Call:
+			for _, a := range st.Args {
+				changes[baseName(a)] += 2
+			}
+		}
+	}
+	visitStmts(h.Body, note)
+	for _, f := range inner {
+		visitStmts(f.Body, note)
+	}
+	var tables map[string]*ir.Var
+	for name, l := range lists {
+		v := s.names[name]
+		if v == nil || v.Const || changes[name] != 1 || len(v.Type.Dims) != 1 || v.Type.Pointer > 0 {
+			continue
+		}
+		c := *v
+		c.Const, c.Init = true, l
+		if tables == nil {
+			tables = map[string]*ir.Var{}
+		}
+		tables[name] = &c
+	}
+	return tables
 }
 
 // fileOf returns the file defining f.
@@ -459,6 +510,9 @@ func (b *builder) bindHost(env *Env, d funcDef, h *ir.Func, vals map[string]Valu
 	for _, v := range s.vars {
 		if own[v.Name] {
 			continue
+		}
+		if t := s.tables[v.Name]; t != nil {
+			v = t
 		}
 		env.Declare(v)
 		if v.Const && v.Init != nil {

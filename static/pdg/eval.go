@@ -149,7 +149,8 @@ func (e *Env) comparison(x ir.Expr) string {
 // initialised with numbers (static const size_t sizes[] = {4096, 20000,
 // 65536}): the element when the index is known, else the mean of the
 // elements, the expected value of an index drawn at random, with origin
-// Bound. It reports false for other expressions.
+// Bound. A Fortran array's index starts at its lower bound (1 unless
+// declared). It reports false for other expressions.
 func (e *Env) tableElement(x ir.Index, depth int) (Value, bool) {
 	r, ok := x.X.(ir.Ref)
 	if !ok || len(x.Idx) != 1 || depth >= maxConstDepth {
@@ -163,12 +164,23 @@ func (e *Env) tableElement(x ir.Index, depth int) (Value, bool) {
 	if !ok {
 		return Value{}, false
 	}
+	lo := int64(0)
+	if e.shared.lang == ir.Fortran {
+		lo = 1
+	}
+	if len(v.Type.Lower) > 0 && v.Type.Lower[0] != nil {
+		var ok bool
+		if lo, ok = e.eval(v.Type.Lower[0], depth+1).Int(); !ok {
+			return Value{}, false
+		}
+	}
 	if d := v.Type.Dims[0]; d != nil {
-		if n, ok := e.eval(d, depth+1).Int(); !ok || n != int64(len(l.Elems)) {
+		if n, ok := e.extent(d); !ok || n != int64(len(l.Elems)) {
 			return Value{}, false // partly initialised: the rest are zeros
 		}
 	}
 	if i, ok := e.eval(x.Idx[0], depth+1).Int(); ok {
+		i -= lo
 		if i < 0 || int(i) >= len(l.Elems) {
 			return Value{}, false
 		}

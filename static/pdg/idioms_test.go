@@ -1173,3 +1173,60 @@ end program sections
 		}
 	}
 }
+
+// TestHostTables checks a host's array assigned once an array constructor
+// (v0max = [250.0_dp, 250.0_dp, 170.0_dp]): its internal procedures read
+// its elements like those of a PARAMETER array, the element when the
+// index is known, else the mean of the elements; one the host changes
+// again stays unknown. A PARAMETER array's index starts at its lower
+// bound.
+func TestHostTables(t *testing.T) {
+	src := []source{{"prog.f90", `program host_tables
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+  real(dp), parameter :: tend = 3.0_dp, dz = 4.0_dp / 128
+  integer, parameter :: lens(0:2) = [1000, 2000, 3000]
+  real(dp) :: v0max(3)
+  integer :: nsteps(3), w(3), is
+  v0max = [250.0_dp, 250.0_dp, 170.0_dp]
+  nsteps = (/ 10, 20, 30 /)
+  w = [1, 2, 3]
+  w(2) = 7
+  do is = 1, 3
+     call run(is)
+  end do
+  call fixed()
+contains
+  subroutine run(is)
+    integer, intent(in) :: is
+    real(dp) :: t, dt, x
+    dt = 0.45_dp * dz / (v0max(is) + 60.0_dp)
+    t = 0.0_dp
+    x = 0.0_dp
+    do while (t < tend) ! clock
+       x = x + sin(t)
+       t = t + dt
+    end do
+    print *, x
+  end subroutine run
+  subroutine fixed()
+    integer :: k, s
+    s = 0
+    do k = 1, nsteps(2) ! second
+       s = s + k
+    end do
+    do k = 1, w(2) ! changed
+       s = s + k
+    end do
+    do k = 1, lens(2) ! bounded
+       s = s + k
+    end do
+    print *, s
+  end subroutine fixed
+end program host_tables
+`}}
+	g := buildSources(t, Options{}, src...)
+	// 3 / (0.45 × 4/128 / ((250 + 250 + 170)/3 + 60)) = 60445.2
+	checkTripsVia(t, g, src, "call run(is)", []tripWant{{"clock", 60445}})
+	checkTripsVia(t, g, src, "call fixed()", []tripWant{{"second", 20}, {"changed", DefaultTrip}, {"bounded", 3000}})
+}
