@@ -1,6 +1,7 @@
 package pdg
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -1229,4 +1230,58 @@ end program host_tables
 	// 3 / (0.45 × 4/128 / ((250 + 250 + 170)/3 + 60)) = 60445.2
 	checkTripsVia(t, g, src, "call run(is)", []tripWant{{"clock", 60445}})
 	checkTripsVia(t, g, src, "call fixed()", []tripWant{{"second", 20}, {"changed", DefaultTrip}, {"bounded", 3000}})
+}
+
+// TestKeyedHeader checks a header the program formats into a buffer and
+// writes as bytes, then reads back and parses with a format that names
+// each value's key ("grid=%d tile=%d"): the values scanned are those it
+// wrote; a key written with an unknown value, or a conversion without a
+// key, stays unknown.
+func TestKeyedHeader(t *testing.T) {
+	src := []source{cSrc(`#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#define GRID 1536
+#define TILE 256
+int main(int argc, char **argv) {
+  char hdr[4096];
+  int fd = open("pyr.bin", O_RDWR | O_CREAT | O_TRUNC, 0600);
+  memset(hdr, 0, sizeof hdr);
+  snprintf(hdr, sizeof hdr, "PYR1 grid=%d tile=%d count=%d %d\n", GRID, TILE, argc, 7);
+  pwrite(fd, hdr, sizeof hdr, 0);
+  char in[4096];
+  pread(fd, in, sizeof in, 0);
+  int grid, tile, count, plain;
+  if (sscanf(in, "PYR1 grid=%d tile=%d count=%d %d", &grid, &tile, &count, &plain) != 4) return 1;
+  long s = 0;
+  for (int k = 0; k < tile * tile; k++) s += k; /* tile */
+  for (int k = 0; k < grid; k++) s += k; /* grid */
+  for (int k = 0; k < count; k++) s += k; /* count */
+  for (int k = 0; k < plain; k++) s += k; /* plain */
+  close(fd);
+  return (int)(s & 1);
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"k < tile", 256 * 256}, {"k < grid", 1536}, {"k < count", DefaultTrip}, {"k < plain", DefaultTrip}})
+}
+
+// TestFormatKeys checks the keys formatKeys finds before the storing
+// conversions of a scanf format.
+func TestFormatKeys(t *testing.T) {
+	tests := []struct {
+		format string
+		want   []string
+	}{
+		{"PYR1 grid=%d tile=%d", []string{"grid", "tile"}},
+		{"n: %ld %% x = %lf%*d name=%31[^,],%d", []string{"n", "x", "name", ""}},
+		{"%d %d", []string{"", ""}},
+		{"size=%", nil},
+	}
+	for _, tt := range tests {
+		if got := formatKeys(tt.format); !slices.Equal(got, tt.want) {
+			t.Errorf("formatKeys(%q) = %q, want %q", tt.format, got, tt.want)
+		}
+	}
 }

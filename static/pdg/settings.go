@@ -153,6 +153,14 @@ func (w *walker) writtenText(c *ir.Call, s iosem.Semantics, h *Handle) {
 		text = v.S
 	case iosem.Items:
 		text = w.itemsText(c.Args, false)
+	case iosem.Bytes, iosem.WholeVar:
+		// A buffer holding text the program formatted (snprintf(hdr,
+		// ..., "grid=%d tile=%d\n", ...); pwrite(fd, hdr, sizeof hdr, 0)).
+		v := Eval(arg(c, s.Size.Buf), w.env)
+		if v.Kind != Str || !v.Built {
+			return
+		}
+		text = v.S
 	default:
 		return
 	}
@@ -458,6 +466,7 @@ func isText(t ir.Type) bool {
 // items of a stream extraction (if (k == "modules") vs >> c.modules),
 // from a file or a string stream.
 func (w *walker) scanSetting(c *ir.Call) {
+	w.keyedScan(c)
 	if !w.env.setting.v.Known() {
 		return
 	}
@@ -488,6 +497,78 @@ func (w *walker) scanSetting(c *ir.Call) {
 	for _, a := range outs {
 		w.scanInto(a, true)
 	}
+}
+
+// keyedScan stores into the outputs of a scan whose format names their
+// keys (sscanf(hdr, "PYR1 grid=%d tile=%d", &grid, &tile)) the values the
+// program wrote for those keys, when known.
+func (w *walker) keyedScan(c *ir.Call) {
+	f := 1
+	switch strings.TrimPrefix(c.Callee, "std::") {
+	case "sscanf", "fscanf":
+	case "scanf":
+		f = 0
+	default:
+		return
+	}
+	if len(c.Args) <= f+1 {
+		return
+	}
+	format, ok := c.Args[f].(ir.Str)
+	if !ok {
+		return
+	}
+	outs := c.Args[f+1:]
+	for i, key := range formatKeys(format.V) {
+		if i >= len(outs) {
+			break
+		}
+		if st, ok := w.b.settings.known(key); ok && key != "" {
+			w.storeScanned(outs[i], st.v, st.text, false)
+		}
+	}
+}
+
+// scannedKey matches the key that labels a scan conversion: the last
+// "key=" or "key:" of the text before it.
+var scannedKey = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*[=:]\s*$`)
+
+// formatKeys returns, for each conversion of a scanf format that stores a
+// value, the key the text before it names ("" when none).
+func formatKeys(format string) []string {
+	var keys []string
+	lit := 0 // start of the literal text before the next conversion
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		if i+1 < len(format) && format[i+1] == '%' {
+			i++
+			continue
+		}
+		key := ""
+		if m := scannedKey.FindStringSubmatch(format[lit:i]); m != nil {
+			key = m[1]
+		}
+		j := i + 1
+		suppressed := j < len(format) && format[j] == '*'
+		for j < len(format) && strings.IndexByte("*0123456789hlLqjzt", format[j]) >= 0 {
+			j++
+		}
+		if j == len(format) {
+			break // a lone % at the end
+		}
+		if format[j] == '[' {
+			if k := strings.IndexByte(format[j+2:], ']'); k >= 0 {
+				j += k + 2
+			}
+		}
+		if !suppressed {
+			keys = append(keys, key)
+		}
+		i, lit = j, j+1
+	}
+	return keys
 }
 
 // keepSettled gives the variables settled in a branch, and stored into in
