@@ -375,23 +375,32 @@ func (x *extractor) file(fn *pdg.Node, funcs []*pdg.Node, inv map[*pdg.Node]floa
 		b.Children = append(b.Children, x.function(f).block)
 	}
 	// Every context of every function of the file counts, by its
-	// invocations, for the file and for the function.
-	runs, invs := map[string]*part{}, map[string]float64{}
+	// invocations, for the file and for the function: a function called
+	// in several contexts (a helper reading a 48-byte header once and a
+	// 48 KiB record per record) is their mean invocation, as a profile
+	// measures it.
+	runs, incs := map[string]*part{}, map[string]*part{}
+	invs, contexts := map[string]float64{}, map[string]int{}
 	for _, n := range funcs {
 		if times := inv[n]; n.Path == fn.Name && times > 0 {
-			self := x.function(n).acc.self
-			total.add(self.scaled(times))
+			r := x.function(n).acc
+			total.add(r.self.scaled(times))
 			if runs[n.Name] == nil {
-				runs[n.Name] = &part{}
+				runs[n.Name], incs[n.Name] = &part{}, &part{}
 			}
-			runs[n.Name].add(self.scaled(times))
+			runs[n.Name].add(r.self.scaled(times))
+			incs[n.Name].add(r.inc.scaled(times))
 			invs[n.Name] += times
+			contexts[n.Name]++
 		}
 	}
 	for i := range b.Children {
 		c := &b.Children[i]
 		if r := runs[c.Name]; r != nil {
 			c.Run, c.Invocations = r.params(x.sys), invs[c.Name]
+			if contexts[c.Name] > 1 {
+				c.Params = incs[c.Name].scaled(1 / invs[c.Name]).params(x.sys)
+			}
 		}
 	}
 	b.Params = total.params(x.sys)

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"math"
 	"testing"
 
 	"github.com/iolens/iolens/static/cfront"
@@ -342,5 +343,37 @@ int main(void) {
 		if p.Bytes != want || p.FileSize != 1<<20 {
 			t.Errorf("%s: %v bytes, file size %v; want %v bytes of a %v-byte file", name, p.Bytes, p.FileSize, want, 1<<20)
 		}
+	}
+}
+
+// TestContextMean: a function called in several contexts (a header of 48
+// bytes once, a record of 49,152 bytes ten times) is their mean
+// invocation, as a profile measures it, not its first context.
+func TestContextMean(t *testing.T) {
+	src := []byte(`#include <stdio.h>
+#include <stdlib.h>
+static void read_exact(void *buf, size_t sz, size_t n, FILE *f) {
+  if (fread(buf, sz, n, f) != n) exit(1);
+}
+int main(void) {
+  static float rec[12288];
+  char hdr[48];
+  FILE *f = fopen("buoy.raw", "rb");
+  read_exact(hdr, sizeof hdr, 1, f);
+  for (int r = 0; r < 10; r++)
+    read_exact(rec, sizeof(float), 12288, f);
+  fclose(f);
+  return 0;
+}
+`)
+	f, err := cfront.Parse("p.c", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	b := find(t, blocks, FunctionBlock, "read_exact")
+	want := (48 + 10*49152) / 11.0
+	if b.Invocations != 11 || b.Params.Calls != 1 || math.Abs(b.Params.Bytes-want) > 1e-9*want {
+		t.Errorf("read_exact: %v invocations, %v calls of %v bytes; want 11 of 1 call of %v bytes", b.Invocations, b.Params.Calls, b.Params.Bytes, want)
 	}
 }
