@@ -304,6 +304,32 @@ func (w *walker) sortCost(c *ir.Call) (float64, bool) {
 	return n * math.Log2(n) * SortCompareOps, true
 }
 
+// comparatorCalls returns the cost of the calls a qsort makes of a
+// comparator the program defines, one per comparison: a call of a
+// program function with its instrumentation hooks (CallOps), beyond the
+// comparison itself that the qsort's own cost holds.
+func (w *walker) comparatorCalls(c *ir.Call) float64 {
+	if strings.TrimPrefix(c.Callee, "std::") != "qsort" || len(c.Args) != 4 {
+		return 0
+	}
+	cmp := uncast(c.Args[3])
+	if u, ok := cmp.(ir.Unary); ok && u.Op == "&" {
+		cmp = u.X
+	}
+	r, ok := cmp.(ir.Ref)
+	if !ok {
+		return 0
+	}
+	if _, ok := w.b.resolve(r.Name, w.d.file); !ok {
+		return 0
+	}
+	n, ok := Eval(c.Args[1], w.env).Float()
+	if !ok || n < 2 {
+		return 0
+	}
+	return n * math.Log2(n) * CallOps
+}
+
 // isCallOf reports whether x is a call of the library routine name, with
 // or without its std:: qualifier.
 func isCallOf(x ir.Expr, name string) bool {

@@ -535,15 +535,10 @@ func (b *builder) bindHost(env *Env, d funcDef, h *ir.Func, vals map[string]Valu
 // declaredIn returns the names a procedure declares: its parameters and
 // local variables.
 func declaredIn(f *ir.Func) scopes {
-	out := scopes{}
+	out := declaredNames(f.Body)
 	for _, p := range f.Params {
 		out[p.Name] = true
 	}
-	visitStmts(f.Body, func(s ir.Stmt) {
-		if d, ok := s.(*ir.Decl); ok {
-			out[d.Var.Name] = true
-		}
-	})
 	return out
 }
 

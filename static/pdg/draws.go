@@ -179,6 +179,23 @@ func (w *walker) drawnMean(x ir.CallExpr) (float64, bool) {
 	return (n - 1) / 2, true
 }
 
+// scaledDraw returns K when x is a uniform draw in [0, 1) times a known
+// K.
+func (w *walker) scaledDraw(x ir.Expr) (float64, bool) {
+	b, ok := uncast(x).(ir.Binary)
+	if !ok || b.Op != "*" {
+		return 0, false
+	}
+	for _, side := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
+		if m, uniform := w.draw(side[0]); m == 0 && uniform {
+			if k, ok := Eval(side[1], w.env).Float(); ok && k >= 1 {
+				return k, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // truncated reports whether x is a cast to an integer type.
 func truncated(x ir.Expr) bool {
 	c, ok := x.(ir.Cast)
@@ -299,8 +316,10 @@ const maxDrawDepth = 4
 // expression holding one) replaced by the remainder's mean, (K-1)/2, and
 // each draw from a C++ uniform distribution by its mean:
 // "1 + rng() % 6" authors a paper, "3 + rand() % kMaxRefs" references.
-// A share of a sum stands for its mean too (shareMean). It reports false
-// when x holds no such remainder or share.
+// A uniform draw in [0, 1) stands for its mean, 1/2, and one scaled by a
+// known K and truncated ("6 + (int)(urand() * 10)") for (K-1)/2. A share
+// of a sum stands for its mean too (shareMean). It reports false when x
+// holds no such draw or share.
 func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 	if depth > maxDrawDepth {
 		return x, false
@@ -316,6 +335,9 @@ func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 			}
 		}
 	case ir.Cast:
+		if k, ok := w.scaledDraw(x.X); ok && truncated(x) {
+			return ir.Float{V: (k - 1) / 2}, true
+		}
 		if y, ok := w.drawMeans(x.X, depth); ok {
 			x.X = y
 			return x, true
@@ -346,6 +368,9 @@ func (w *walker) drawMeans(x ir.Expr, depth int) (ir.Expr, bool) {
 	case ir.CallExpr:
 		if lo, hi, ok := w.distribution(x.Callee); ok {
 			return ir.Float{V: (lo + hi) / 2}, true
+		}
+		if _, uniform := w.draw(x); uniform {
+			return ir.Float{V: 0.5}, true
 		}
 		if m, ok := w.drawnMean(x); ok {
 			return ir.Float{V: m}, true

@@ -1090,21 +1090,35 @@ int main(void) {
 
 // TestConstructedFill checks the cost of a container constructed with a
 // count: its elements are written at memset's speed (its bytes / 16),
-// for a structure the sum of its members' sizes.
+// for a structure the sum of its members' sizes; outside loops, one of
+// MmapThreshold bytes or more also faults its pages in.
 func TestConstructedFill(t *testing.T) {
 	src := []source{cppSrc(`#include <vector>
 struct Obs { float a, b, c, d; };
 int main() {
   std::vector<Obs> w(12 * 35040); /* records */
   std::vector<double> v(1000000, 0.0); /* values */
-  return (int)(w[0].a + v[1]);
+  std::vector<double> s(1000); /* small */
+  double t = 0;
+  for (int k = 0; k < 4; k++) {
+    std::vector<double> p(1000000); /* per pass */
+    t += p[k];
+  }
+  return (int)(w[0].a + v[1] + s[2] + t);
 }
 `)}
 	g := buildSources(t, Options{}, src...)
 	for _, tc := range []struct {
 		marker string
 		work   float64
-	}{{"records", 12*35040*16/16 + 1}, {"values", 1000000 * 8 / 16}} { // + the count's product
+	}{
+		// The fill at memset's speed, the page faults of fresh memory
+		// (+ the count's product).
+		{"records", 12*35040*16/16 + 1643*PageFaultOps + 1},
+		{"values", 1000000*8/16 + 1954*PageFaultOps},
+		{"small", 1000 * 8 / 16},
+		{"per pass", 1000000 * 8 / 16},
+	} {
 		file, line := lineOf(t, tc.marker, src)
 		n := nodeAt(g.Entry, CallNode, file, line)
 		if n == nil {
@@ -1284,4 +1298,70 @@ func TestFormatKeys(t *testing.T) {
 			t.Errorf("formatKeys(%q) = %q, want %q", tt.format, got, tt.want)
 		}
 	}
+}
+
+// TestComparatorCalls checks a qsort through a comparator the program
+// defines: each of its n log2 n comparisons also calls a program function
+// (CallOps), on top of the comparison; one whose comparator is not known
+// costs the comparisons only.
+func TestComparatorCalls(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+extern int (*pick(void))(const void *, const void *);
+int main(void) {
+  static double v[1024];
+  qsort(v, 1024, sizeof(double), cmp_double); /* own */
+  int (*f)(const void *, const void *) = pick();
+  qsort(v, 1024, sizeof(double), f); /* other */
+  return 0;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		marker string
+		work   float64
+	}{{"own", 1024 * 10 * (20 + CallOps)}, {"other", 1024 * 10 * 20}} {
+		file, line := lineOf(t, tc.marker, src)
+		n := nodeAt(g.Entry, UnknownNode, file, line)
+		if n == nil {
+			t.Fatalf("no call at %q", tc.marker)
+		}
+		if n.Work != tc.work {
+			t.Errorf("%s: work %v, want %v", tc.marker, n.Work, tc.work)
+		}
+	}
+}
+
+// TestScaledDraws checks loop bounds made of a uniform draw: one scaled by
+// K and truncated runs (K-1)/2 on average (6 + 4.5 held in an int: 10),
+// one left real K/2.
+func TestScaledDraws(t *testing.T) {
+	src := []source{cSrc(`#include <stdlib.h>
+#include <stdint.h>
+static uint64_t state = 88172645463325252ULL;
+static double urand(void) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return (double)(state >> 11) * (1.0 / 9007199254740992.0);
+}
+static double image(void) {
+  double s = 0;
+  int nobj = 6 + (int)(urand() * 10);
+  for (int o = 0; o < nobj; o++) s += o * urand(); /* objects */
+  for (int k = 0; k < 400 * drand48(); k++) s += k; /* real */
+  return s;
+}
+int main(void) {
+  double s = 0;
+  for (int i = 0; i < 3; i++)
+    s += image();
+  return (int)s;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTripsVia(t, g, src, "s += image()", []tripWant{{"objects", 10}, {"real", 200}})
 }

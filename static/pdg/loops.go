@@ -27,12 +27,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 	if l.Var != "" {
 		assigned[l.Var] = true
 	}
-	declared := map[string]bool{}
-	visitStmts(l.Body, func(s ir.Stmt) {
-		if d, ok := s.(*ir.Decl); ok {
-			declared[d.Var.Name] = true
-		}
-	})
+	declared := declaredNames(l.Body)
 	for name := range assigned {
 		if v := w.env.Var(name); v != nil && v.Const && !declared[name] && name != l.Var {
 			delete(assigned, name) // a PARAMETER or const passed by reference stays

@@ -612,9 +612,15 @@ func (w *walker) unknownCall(c *ir.Call, parent *Node) {
 	}
 	n := &Node{Kind: UnknownNode, Name: name, Pos: c.Pos, Indirect: c.Indirect || c.Callee == "", Taken: -1}
 	n.Work = callCost(c, w.env)
+	if faults, ok := freshFill(c, w.env); ok && len(w.trips) == 0 {
+		// Outside loops: a container constructed on every pass reuses
+		// the memory the previous one freed.
+		n.Work += faults
+	}
 	if cost, ok := w.sortCost(c); ok {
 		n.Work = cost
 	}
+	n.Work += w.comparatorCalls(c)
 	if c.Receiver != nil {
 		if cost, ok := memberCost(w.typeName(baseName(c.Receiver)), c.Callee); ok {
 			n.Work = cost
@@ -1277,14 +1283,17 @@ func (w *walker) countedUpOnly(name string) (int64, bool) {
 }
 
 // declares reports whether the block declares name, at any depth.
-func declares(body ir.Block, name string) bool {
-	found := false
+func declares(body ir.Block, name string) bool { return declaredNames(body)[name] }
+
+// declaredNames returns the names the declarations of body declare.
+func declaredNames(body ir.Block) scopes {
+	out := scopes{}
 	visitStmts(body, func(st ir.Stmt) {
-		if d, ok := st.(*ir.Decl); ok && d.Var.Name == name {
-			found = true
+		if d, ok := st.(*ir.Decl); ok {
+			out[d.Var.Name] = true
 		}
 	})
-	return found
+	return out
 }
 
 // CacheHitOdds is the share of the lookups of a cache the program keeps
