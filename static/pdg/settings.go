@@ -464,7 +464,8 @@ func isText(t ir.Type) bool {
 // the branch that tested the key (strcmp(key, "order") == 0 &&
 // fscanf(f, "%d", &cfg->n) == 1): the outputs after its format, or the
 // items of a stream extraction (if (k == "modules") vs >> c.modules),
-// from a file or a string stream.
+// from a file or a string stream. Outside such a branch, a scan whose
+// format names the keys reads their settings too (keyedScan).
 func (w *walker) scanSetting(c *ir.Call) {
 	w.keyedScan(c)
 	if !w.env.setting.v.Known() {
