@@ -39,7 +39,7 @@ func (b *builder) analyseFields() {
 	}
 	entry, _ := b.findEntry()
 	for name, as := range assigns {
-		if !slices.ContainsFunc(as, func(a fieldAssign) bool { return a.value == nil }) {
+		if !slices.ContainsFunc(as, func(a fieldAssign) bool { return a.value == nil }) && !toggled(as) {
 			b.plainFields[name] = true
 		}
 		if slices.ContainsFunc(as, func(a fieldAssign) bool { return a.step }) {
@@ -76,6 +76,33 @@ func (b *builder) analyseFields() {
 			b.guessed[name] = v.with(Bound)
 		}
 	}
+}
+
+// toggled reports whether the stores as put different values into a
+// member, two literal numbers or a literal and a computed value: a flag
+// or state set and reset as the program runs (c->dirty = 1 when a cached
+// page is written, c->dirty = 0 when it is written back; c->page = -1 for
+// a free slot, c->page = page when it is filled), whose value at a read
+// depends on the order of events, which a walk visiting each loop body
+// once does not follow.
+func toggled(as []fieldAssign) bool {
+	literals := map[float64]bool{}
+	computed := false
+	for _, a := range as {
+		x, sign := a.value, 1.0
+		if u, ok := x.(ir.Unary); ok && u.Op == "-" {
+			x, sign = u.X, -1
+		}
+		switch x := x.(type) {
+		case ir.Int:
+			literals[sign*float64(x.V)] = true
+		case ir.Float:
+			literals[sign*x.V] = true
+		default:
+			computed = true
+		}
+	}
+	return len(literals) > 1 || len(literals) == 1 && computed
 }
 
 // componentDefaults returns the numbers the components of Fortran derived

@@ -1365,3 +1365,54 @@ int main(void) {
 	g := buildSources(t, Options{}, src...)
 	checkTripsVia(t, g, src, "s += image()", []tripWant{{"objects", 10}, {"real", 200}})
 }
+
+// TestToggledFields checks members a program sets and resets as it runs
+// (a cached page's dirty flag, 1 when written and 0 when written back;
+// its page number, -1 when free): a read sees neither value, as the walk
+// visits each loop body once and would see the reset as it was before
+// the loop. A member stored one value keeps it.
+func TestToggledFields(t *testing.T) {
+	src := []source{cSrc(`#include <unistd.h>
+typedef struct { int page; int dirty; char s[4096]; } cpage;
+typedef struct { int n; } config;
+static cpage cache[8];
+static int fd;
+static void writeback(cpage *c) {
+  if (c->page >= 0 && c->dirty) { /* written back */
+    pwrite(fd, c->s, sizeof c->s, (off_t)c->page * 4096);
+    c->dirty = 0;
+  }
+}
+static cpage *get(int page, int w) {
+  cpage *c = &cache[page % 8];
+  if (c->page != page) {
+    writeback(c);
+    pread(fd, c->s, sizeof c->s, (off_t)page * 4096);
+    c->page = page;
+  }
+  if (w) c->dirty = 1;
+  return c;
+}
+int main(void) {
+  config cfg;
+  cfg.n = 64;
+  for (int i = 0; i < 8; i++) { cache[i].page = -1; cache[i].dirty = 0; }
+  long s = 0;
+  for (int k = 0; k < cfg.n; k++) /* configured */
+    s += get(k * 7, k & 1)->s[0];
+  return (int)s;
+}
+`)}
+	g := buildSources(t, Options{}, src...)
+	checkTrips(t, g, src, []tripWant{{"configured", 64}})
+	var writeback *Node
+	for _, f := range g.Funcs {
+		if f.Name == "writeback" && f.Reachable {
+			writeback = f
+		}
+	}
+	if writeback == nil {
+		t.Fatal("writeback not reached")
+	}
+	checkOdds(t, src, func(string) *Node { return writeback }, []oddsCase{{"written back", UnknownOdds}})
+}
