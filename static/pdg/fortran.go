@@ -266,6 +266,20 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 		if tok && fok && tt == ft && tn == fn {
 			return max(tb, fb), tn, tt, true
 		}
+	case ir.CallExpr:
+		// real(conc(:, :, k), sp): the elements of the array converted.
+		if !w.fortran() || !elementalIntrinsics[strings.ToLower(x.Callee)] || len(x.Args) == 0 {
+			break
+		}
+		ab, an, at, aok := w.item(x.Args[0], formatted)
+		if !aok || an < 1 {
+			break
+		}
+		elem, typeName = ab/an, at
+		if k, ok := convertedKind(x, w.env); ok {
+			elem, typeName = k.size, k.name
+		}
+		n = an
 	case ir.Ref, ir.Field, ir.Index:
 		v := w.designated(x)
 		if v == nil {
@@ -293,6 +307,36 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 		return n * iosem.TextWidth(typeName, elem), n, typeName, true
 	}
 	return n * elem, n, typeName, true
+}
+
+// kindOf is the type of the elements a conversion makes.
+type kindOf struct {
+	name string
+	size int64
+}
+
+// convertedKind returns the type of the values the conversion intrinsic
+// c makes: real(x [, kind]) and float(x) reals of 4 bytes or of the kind
+// given, dble(x) of 8, int(x [, kind]) and nint(x [, kind]) integers of 4
+// or of the kind given. It reports false for the other intrinsics, whose
+// result has the type of their argument.
+func convertedKind(c ir.CallExpr, env *Env) (kindOf, bool) {
+	k := kindOf{"real", 4}
+	switch strings.ToLower(c.Callee) {
+	case "real", "float", "sngl":
+	case "dble":
+		return kindOf{"real", 8}, true
+	case "int", "nint":
+		k.name = "integer"
+	default:
+		return kindOf{}, false
+	}
+	if len(c.Args) > 1 {
+		if v, ok := Eval(c.Args[1], env).Int(); ok && (v == 4 || v == 8) {
+			k.size = v
+		}
+	}
+	return k, true
 }
 
 // designated returns the declaration of the variable or derived-type

@@ -125,3 +125,30 @@ int main(void) {
 		{name: "an error code last", srcs: src, loop: "guess loop", trip: DefaultTrip, source: TripDefault},
 	})
 }
+
+// A Fortran transfer item converting an array or section (real(c(:, :,
+// k), sp), dble(v), int(m, 8)) or an element moves its elements at the
+// converted kind.
+func TestConvertedItems(t *testing.T) {
+	src := []source{{"prog.f90", `program converted
+  implicit none
+  integer, parameter :: dp = kind(1.0d0), sp = kind(1.0), nx = 120, ny = 40
+  real(dp) :: c(nx, ny, 3)
+  real :: v(50)
+  integer :: m(10), u, k
+  c = 1.0_dp
+  v = 2.0
+  m = 3
+  open(newunit=u, file='dump.bin', form='unformatted', status='replace')
+  do k = 1, 3
+    write(u) real(c(:, :, k), sp) ! single
+  end do
+  write(u) dble(v) ! double
+  write(u) int(m, 8) ! long
+  write(u) real(c(1, 1, 1)) ! scalar
+  close(u)
+end program converted
+`}}
+	g := buildSources(t, Options{}, src...)
+	checkBytes(t, g, src, []bytesWant{{"single", 120 * 40 * 4}, {"double", 50 * 8}, {"long", 10 * 8}, {"scalar", 4}})
+}
