@@ -428,9 +428,9 @@ func (w *walker) section(x ir.Index, v *ir.Var) (int64, bool) {
 
 // sectionElems returns the elements an array-section assignment computes
 // ("c(:, j) = c(:, j) - a(:, k) * b(j, k)"): those of the first section
-// of known size its value refers to, the variables of the counted loops
-// around at their mean values ("a(j:nb, j)" in "do j = 1, nb"), else 1
-// (an element assignment, or sections of unknown size).
+// or whole array of known size its value refers to, the variables of the
+// counted loops around at their mean values ("a(j:nb, j)" in "do j = 1,
+// nb"), else 1 (an element assignment, or sections of unknown size).
 func (w *walker) sectionElems(x ir.Expr) int64 {
 	saved := w.env
 	w.env = w.meanEnv(x)
@@ -440,8 +440,8 @@ func (w *walker) sectionElems(x ir.Expr) int64 {
 	visit = func(y ir.Expr) bool {
 		switch y := y.(type) {
 		case ir.CallExpr:
-			if _, scalar := reductionCosts()[strings.ToLower(y.Callee)]; scalar {
-				return false // sum(t(k, :)) is one value
+			if _, scalar := reductionCosts()[strings.ToLower(y.Callee)]; scalar || inquiries[strings.ToLower(y.Callee)] {
+				return false // sum(t(k, :)) and size(t) are one value
 			}
 			return slices.ContainsFunc(y.Args, visit)
 		case ir.Binary:
@@ -452,6 +452,13 @@ func (w *walker) sectionElems(x ir.Expr) int64 {
 			return visit(y.X)
 		case ir.Cond:
 			return visit(y.C) || visit(y.T) || visit(y.F)
+		case ir.Ref: // a whole array
+			if v := w.env.Var(y.Name); v != nil && (len(v.Type.Dims) > 0 || w.env.elems.m[y.Name] > 0) {
+				if k, ok := w.env.varElems(y.Name); ok && k > 0 {
+					n = k
+					return true
+				}
+			}
 		case ir.Index:
 			r, isRef := y.X.(ir.Ref)
 			if !isSection(y) || !isRef {
@@ -468,6 +475,13 @@ func (w *walker) sectionElems(x ir.Expr) int64 {
 	}
 	visit(x)
 	return n
+}
+
+// inquiries are the Fortran intrinsics that return a property of an array
+// argument, not its elements.
+var inquiries = map[string]bool{
+	"size": true, "shape": true, "lbound": true, "ubound": true, "allocated": true, "present": true,
+	"kind": true, "len": true, "len_trim": true, "associated": true, "rank": true, "storage_size": true,
 }
 
 // isSection reports whether an index expression selects a section: one

@@ -1159,12 +1159,22 @@ func TestSectionReductions(t *testing.T) {
   end do
   print *, stems
   call centre(reshape([(k, k = 1, 768)], [3, 256]))
+  call capacity()
 contains
   subroutine centre(c)
     integer, intent(in) :: c(3, 256)
     real(dp) :: cm(3)
     cm = sum(real(c, dp), dim=2) / 256 ! centre
   end subroutine centre
+  subroutine capacity()
+    real(dp) :: b(100, 50), cap(10)
+    integer :: lev
+    b = 1.0_dp
+    do lev = 1, 10 ! levels
+       cap(lev) = sum(max(0.0_dp, 2.5_dp - b))
+    end do
+    print *, cap
+  end subroutine capacity
 end program sections
 `}}
 	g := buildSources(t, Options{}, src...)
@@ -1187,6 +1197,10 @@ end program sections
 			t.Errorf("centre: work %v, want %v", fn.Work, want)
 		}
 	}
+	// A reduction of an expression of whole arrays: the sum, the max and
+	// the subtraction per element of b, once; the statement's own four
+	// operations and the loop's step.
+	checkWorkVia(t, g, src, "call capacity()", "levels", (3*100*50+5.0)/StraightLineOpsPerCycle)
 }
 
 // TestHostTables checks a host's array assigned once an array constructor
@@ -1415,4 +1429,13 @@ int main(void) {
 		t.Fatal("writeback not reached")
 	}
 	checkOdds(t, src, func(string) *Node { return writeback }, []oddsCase{{"written back", UnknownOdds}})
+}
+
+// checkWorkVia checks the work per iteration of the loop marked loop in
+// the function the call marked via reaches.
+func checkWorkVia(t *testing.T, g *Graph, srcs []source, via, loop string, want float64) {
+	t.Helper()
+	if l := loopVia(t, g, srcs, []string{via}, loop); l.Work != want {
+		t.Errorf("%s: work %v per iteration, want %v", loop, l.Work, want)
+	}
 }

@@ -393,6 +393,11 @@ func (w *walker) reductionOps(c ir.CallExpr) float64 {
 	}
 	v := w.designated(arg)
 	if v == nil || len(v.Type.Dims) == 0 {
+		// sum(max(0.0_dp, zl - b)): an expression of arrays, element by
+		// element.
+		if n := w.sectionElems(arg); n > 1 {
+			return (per + ops(arg, true)) * float64(n)
+		}
 		return 0
 	}
 	n, ok := w.designatedElems(arg, v)
