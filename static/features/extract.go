@@ -105,7 +105,9 @@ func (x *extractor) node(n *pdg.Node, fr frame, out *[]Block) acc {
 	case pdg.BranchNode:
 		return x.branch(n, fr, out)
 	case pdg.AltNode:
-		return x.children(n.Children, fr, out)
+		a := x.children(n.Children, fr, out)
+		a.add(both(part{p: Params{Work: n.Work}})) // its own statements
+		return a
 	case pdg.CallNode:
 		return x.call(n, fr, out)
 	case pdg.IONode:

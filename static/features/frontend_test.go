@@ -377,3 +377,49 @@ int main(void) {
 		t.Errorf("read_exact: %v invocations, %v calls of %v bytes; want 11 of 1 call of %v bytes", b.Invocations, b.Params.Calls, b.Params.Bytes, want)
 	}
 }
+
+// TestBranchWork: the statements of a branch's alternatives count, by the
+// odds of the alternative (a quarter of the passes here).
+func TestBranchWork(t *testing.T) {
+	src := []byte(`double f(const double *a) {
+  double s = 0;
+  for (int i = 0; i < 1000; i++) {
+    if (i % 4 == 0) {
+      s += a[i] * 3.0 + 1.0;
+      s = s * 0.5 - a[i];
+    }
+  }
+  return s;
+}
+int main(void) {
+  static double a[1000];
+  return (int)f(a);
+}
+`)
+	f, err := cfront.Parse("p.c", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	var loop, alt *pdg.Node
+	for _, fn := range g.Funcs {
+		if fn.Name == "f" && len(fn.Children) > 0 {
+			for _, c := range fn.Children {
+				if c.Kind == pdg.LoopNode {
+					loop = c
+				}
+			}
+		}
+	}
+	if loop == nil || len(loop.Children) != 1 || len(loop.Children[0].Children) != 2 {
+		t.Fatal("no loop around one two-way branch in f")
+	}
+	alt = loop.Children[0].Children[0]
+	if alt.Work <= 0 {
+		t.Fatal("the alternative's statements cost no operations")
+	}
+	b := find(t, blocks, LoopBlock, "for")
+	if want := 1000 * (loop.Work + alt.Work/4); math.Abs(b.Params.Work-want) > 1e-9 {
+		t.Errorf("loop work %v, want %v", b.Params.Work, want)
+	}
+}
