@@ -38,7 +38,10 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 			delete(assigned, name)
 		}
 	}
-	tallies := w.startTallies(l, n, assigned)
+	// A trip count the analysis guessed: the loop's counters are not
+	// followed, nor its passes taken as the count of what it lists.
+	guessed := n.TripSource == TripDefault && !listsDirectory(l) || n.TripSource == TripOdds
+	tallies := w.startTallies(l, n, assigned, guessed)
 	sums := w.startSums(l, n, assigned)
 	for name := range assigned {
 		delete(w.sums, name)
@@ -59,7 +62,7 @@ func (w *walker) loop(l *ir.Loop, parent *Node) {
 		}
 	}
 	w.markSeeks(l.Body)
-	w.trips = append(w.trips, loopTrip{clock: clk, n: n.Trip, def: n.TripSource == TripDefault && !listsDirectory(l) || n.TripSource == TripOdds, body: l.Body,
+	w.trips = append(w.trips, loopTrip{clock: clk, n: n.Trip, def: guessed, body: l.Body,
 		v: l.Var, step: l.Step, hi: l.Hi, inclusive: l.Inclusive, values: w.loopValues(l, n), eof: eof})
 	w.scale = append(w.scale, float64(n.Trip))
 	w.walk(l.Body, n)

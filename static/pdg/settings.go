@@ -484,14 +484,10 @@ func (w *walker) scanSetting(c *ir.Call) {
 			outs[i] = a
 		}
 	case scanFamily(c.Callee):
-		f := 1
-		if strings.TrimPrefix(c.Callee, "std::") == "scanf" {
-			f = 0
-		}
-		if len(c.Args) <= f+1 {
+		var ok bool
+		if _, outs, ok = scanArgs(c); !ok {
 			return
 		}
-		outs = c.Args[f+1:]
 	default:
 		return
 	}
@@ -504,22 +500,17 @@ func (w *walker) scanSetting(c *ir.Call) {
 // keys (sscanf(hdr, "PYR1 grid=%d tile=%d", &grid, &tile)) the values the
 // program wrote for those keys, when known.
 func (w *walker) keyedScan(c *ir.Call) {
-	f := 1
-	switch strings.TrimPrefix(c.Callee, "std::") {
-	case "sscanf", "fscanf":
-	case "scanf":
-		f = 0
-	default:
+	if !scanFamily(c.Callee) {
 		return
 	}
-	if len(c.Args) <= f+1 {
-		return
-	}
-	format, ok := c.Args[f].(ir.Str)
+	f, outs, ok := scanArgs(c)
 	if !ok {
 		return
 	}
-	outs := c.Args[f+1:]
+	format, ok := f.(ir.Str)
+	if !ok {
+		return
+	}
 	for i, key := range formatKeys(format.V) {
 		if i >= len(outs) {
 			break
@@ -528,6 +519,19 @@ func (w *walker) keyedScan(c *ir.Call) {
 			w.storeScanned(outs[i], st.v, st.text, false)
 		}
 	}
+}
+
+// scanArgs returns the format and the outputs of a call of the scanf
+// family, and false when it has no output.
+func scanArgs(c *ir.Call) (format ir.Expr, outs []ir.Expr, ok bool) {
+	f := 1
+	if strings.TrimPrefix(c.Callee, "std::") == "scanf" {
+		f = 0
+	}
+	if len(c.Args) <= f+1 {
+		return nil, nil, false
+	}
+	return c.Args[f], c.Args[f+1:], true
 }
 
 // scannedKey matches the key that labels a scan conversion: the last

@@ -27,14 +27,14 @@ type tally struct {
 // its body changes only by constant increments of one sign, with a known
 // integer value before the loop, other than its index and the variables
 // of its bound. A counter its condition tests ("t && nt < 8") ends where
-// the loop's trip count, derived from that test, leaves it. A loop of
-// default trip count tallies nothing: the count would be a guess. A
+// the loop's trip count, derived from that test, leaves it. A loop whose
+// trip count is guessed tallies nothing: the count would be a guess. A
 // counter the body also tests, or steps where the walk cannot follow, is
 // still known not to shrink when its steps are increments: after the loop
 // it holds its value from before (n events generated, then more appended
 // while n < cap).
-func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool) map[string]*tally {
-	if (n.TripSource == TripDefault && !listsDirectory(l)) || n.TripSource == TripOdds || n.TripSource == TripTransfer {
+func (w *walker) startTallies(l *ir.Loop, n *Node, assigned map[string]bool, guessed bool) map[string]*tally {
+	if guessed || n.TripSource == TripTransfer {
 		return nil
 	}
 	var out map[string]*tally
