@@ -1,14 +1,16 @@
 /*
- * File-system metadata calls that Darshan does not record: directory
- * creation and removal, permission checks, truncation and preallocation,
- * and stdio's remove (glibc's calls unlink inside the library, out of
- * reach of the unlink wrapper). They update no counter; they are timed
- * as I/O in function profiles, like the calls Darshan records, so that a
- * function creating a directory tree measures as the I/O it is.
+ * File-system calls that Darshan does not record: directory creation and
+ * removal, permission checks, truncation and preallocation, stdio's
+ * remove (glibc's calls unlink inside the library, out of reach of the
+ * unlink wrapper), and msync, which writes a shared mapping's pages to
+ * its file. They update no counter; they are timed as I/O in function
+ * profiles, like the calls Darshan records, so that a function creating a
+ * directory tree or flushing a mapped file measures as the I/O it is.
  */
 #include "iolens.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -37,3 +39,4 @@ TIMED(int, ftruncate64, (int fd, off64_t len), (fd, len))
 TIMED(int, fallocate, (int fd, int mode, off_t off, off_t len), (fd, mode, off, len))
 TIMED(int, posix_fallocate, (int fd, off_t off, off_t len), (fd, off, len))
 TIMED(int, remove, (const char *path), (path))
+TIMED(int, msync, (void *addr, size_t len, int flags), (addr, len, flags))

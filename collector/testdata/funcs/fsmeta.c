@@ -1,12 +1,14 @@
 /*
  * File-system metadata calls Darshan does not record, each in a function
  * that does nothing else: mkdir and rmdir, access, truncate and
- * ftruncate, posix_fallocate, and stdio's remove.
+ * ftruncate, posix_fallocate, stdio's remove, and msync of a shared
+ * mapping (N/10 synchronous flushes of one dirtied page).
  * Usage: fsmeta DIR N (N: calls of each kind)
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,6 +74,15 @@ static void remove_files(const char *dir, int n)
 	}
 }
 
+static void sync_mapping(char *map, int n)
+{
+	for (int i = 0; i < n; i++) {
+		map[(size_t)(i % 16) * 4096] = (char)i;
+		if (msync(map, 16 * 4096, MS_SYNC) != 0)
+			exit(9);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -90,6 +101,13 @@ int main(int argc, char **argv)
 	resize(fd, n);
 	preallocate(fd, n);
 	remove_files(argv[1], n);
+	if (ftruncate(fd, 16 * 4096) != 0)
+		return 1;
+	char *map = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return 1;
+	sync_mapping(map, n / 10);
+	munmap(map, 16 * 4096);
 	close(fd);
 	return 0;
 }
