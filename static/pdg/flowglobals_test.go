@@ -141,17 +141,25 @@ end program main
 	})
 }
 
-// TestDirectRecordsInOrder: a direct-access read whose record number is
-// the variable of the loop around it, stepped by one, is sequential;
-// records in a computed order, or every other one, and writes are random.
+// TestDirectRecordsInOrder: a direct-access transfer whose record number
+// is the variable of the loop around it, stepped by one, plus terms that
+// do not change in that loop, is sequential, read or written (gfortran's
+// buffer collects in-order writes: 238 write calls for 5,200 records of
+// 3,072 bytes); records in a computed order, or every other one, are
+// random.
 func TestDirectRecordsInOrder(t *testing.T) {
 	srcs := []source{f90("records", `program records
   implicit none
-  integer :: k, rec
+  integer :: k, rec, d, h
   real(8) :: c(384)
   open(10, file='chain.dat', access='direct', form='unformatted', recl=3072)
   do k = 1, 2600
     write(10, rec=k) c ! written
+  end do
+  do d = 1, 100
+    do h = 1, 24
+      write(10, rec=24 * (d - 1) + h) c ! hourly
+    end do
   end do
   do k = 1, 2600
     read(10, rec=k) c ! in order
@@ -163,6 +171,9 @@ func TestDirectRecordsInOrder(t *testing.T) {
   do k = 1, 2600, 2
     read(10, rec=k) c ! strided
   end do
+  do k = 1, 1300
+    write(10, rec=2 * k) c ! every other
+  end do
 end program records
 `)}
 	g := buildSources(t, Options{}, srcs...)
@@ -170,10 +181,12 @@ end program records
 		marker string
 		random bool
 	}{
-		{"written", true},
+		{"written", false},
+		{"hourly", false},
 		{"in order", false},
 		{"scrambled", true},
 		{"strided", true},
+		{"every other", true},
 	} {
 		n := entryNode(t, g, srcs, IONode, tc.marker)
 		if n.IO.Random != tc.random {

@@ -23,7 +23,7 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 		return
 	}
 	io := &IO{Sem: sem, Routine: sem.Routine, Binary: sem.Binary(), Async: sem.Async,
-		Random: sem.ExplicitOffset && !(sem.Op == iosem.Read && w.inOrder(s.Specs["rec"]))}
+		Random: sem.ExplicitOffset && !w.inOrder(s.Specs["rec"])}
 	switch {
 	case sem.Op == iosem.Open:
 		io.File = w.fortranOpen(s)
@@ -527,16 +527,16 @@ func (w *walker) sectionExtent(lo, hi ir.Expr, k int, x ir.Index, v *ir.Var) (in
 
 // inOrder reports whether the record number rec of a direct-access
 // transfer steps through the records in order: it is the variable of the
-// innermost loop around, counted by 1 (read(u, rec=k) in do k = 1, n).
-// Such reads are sequential: the runtime's buffer serves the next records
-// without seeking. (Writes are not: the runtime writes out each record.)
+// innermost loop around, counted by 1, plus what does not change in that
+// loop (read(u, rec=k) in do k = 1, n; write(u, rec=24*(d-1) + h) in
+// do h = 1, 24). The runtime's buffer serves such reads and collects such
+// writes, seeking only where the order jumps.
 func (w *walker) inOrder(rec ir.Expr) bool {
-	r, ok := rec.(ir.Ref)
-	if !ok || len(w.trips) == 0 {
+	if len(w.trips) == 0 {
 		return false
 	}
 	t := w.trips[len(w.trips)-1]
-	if t.v != r.Name {
+	if !steppedBy(rec, t.v) {
 		return false
 	}
 	if t.step == nil {
@@ -544,4 +544,21 @@ func (w *walker) inOrder(rec ir.Expr) bool {
 	}
 	step, known := Eval(t.step, w.env).Int()
 	return known && step == 1
+}
+
+// steppedBy reports whether x is the variable v, or v plus terms that do
+// not mention it.
+func steppedBy(x ir.Expr, v string) bool {
+	switch x := x.(type) {
+	case ir.Ref:
+		return x.Name == v
+	case ir.Binary:
+		switch x.Op {
+		case "+":
+			return steppedBy(x.L, v) && !mentions(x.R, v) || steppedBy(x.R, v) && !mentions(x.L, v)
+		case "-":
+			return steppedBy(x.L, v) && !mentions(x.R, v)
+		}
+	}
+	return false
 }

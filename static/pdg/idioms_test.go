@@ -347,8 +347,9 @@ int main(void) {
 }
 
 // TestProbeLoops checks the loops probing an open-addressing hash table,
-// on disk or in memory: a few slots, not the table's size; a scan of all
-// slots for a key is no probe.
+// on disk or in memory, or its pages and each page's slots from a hashed
+// start: a few slots, not the table's size; a scan of all slots for a key
+// is no probe.
 func TestProbeLoops(t *testing.T) {
 	src := []source{cSrc(`#include <stdio.h>
 #include <fcntl.h>
@@ -385,6 +386,23 @@ static int words(const char *line) {
   }
   return n;
 }
+typedef struct { unsigned long card; int n; } pslot;
+static pslot pages[64][32];
+static pslot *paged(unsigned long card) {
+  unsigned long h = card * 0x9E3779B97F4A7C15ul;
+  int page = (int)(h % 64), start = (int)((h >> 32) % 32);
+  for (int probe = 0; probe < 64; probe++) { /* page probe */
+    pslot *s = pages[page];
+    for (int k = 0; k < 32; k++) { /* slot probe */
+      pslot *x = &s[(start + k) % 32];
+      if (x->card == card) return x;
+      if (x->card == 0) return 0;
+    }
+    page = (page + 1) % 64;
+    start = 0;
+  }
+  return 0;
+}
 static int scan(unsigned key) {
   for (int i = 0; i < HSIZE; i++) /* full scan */
     if (tab[i].key == key) return i;
@@ -397,6 +415,7 @@ int main(void) {
   n += lookup(9) != NULL; /* in memory */
   n += scan(11); /* by scan */
   n += words("a b"); /* by words */
+  n += paged(5) != 0; /* by pages */
   close(fd);
   return n;
 }`)}
@@ -405,6 +424,7 @@ int main(void) {
 	checkTripsVia(t, g, src, "in memory", []tripWant{{"memory probe", ProbeTrip}})
 	checkTripsVia(t, g, src, "by scan", []tripWant{{"full scan", 4096}})
 	checkTripsVia(t, g, src, "by words", []tripWant{{"outer scan", DefaultWhileTrip}, {"inner probe", ProbeTrip}})
+	checkTripsVia(t, g, src, "by pages", []tripWant{{"page probe", ProbeTrip}, {"slot probe", ProbeTrip}})
 }
 
 // TestSmallFiles checks a loop reading to the end of a file of unknown

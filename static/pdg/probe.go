@@ -1,6 +1,10 @@
 package pdg
 
-import "github.com/iolens/iolens/static/ir"
+import (
+	"slices"
+
+	"github.com/iolens/iolens/static/ir"
+)
 
 // ProbeTrip is the number of slots a lookup in an open-addressing hash
 // table probes before it finds its key or an empty slot: between one and
@@ -9,9 +13,11 @@ const ProbeTrip = 2
 
 // probeLoop reports whether l probes the slots of a hash table: it steps
 // through them by a wrapped index, "k = (h + i) & mask" with i the loop's
-// variable or "h = (h + 1) % n", and stops at the slot its key is in, or
-// at an empty one: a return or break in its body, or its condition
-// testing the slot.
+// variable, "h = (h + 1) % n", or an element at one, "x = &s[(start + k)
+// % n]", and stops at the slot its key is in, or at an empty one: a
+// return or break in its body, or its condition testing the slot. A
+// return inside a loop of its body ends it too: a probe over pages whose
+// inner loop probes each page's slots.
 func (w *walker) probeLoop(l *ir.Loop) bool {
 	var slots []string
 	visitOwn(l.Body, func(s ir.Stmt) {
@@ -26,7 +32,10 @@ func (w *walker) probeLoop(l *ir.Loop) bool {
 		case *ir.Decl:
 			x, target = s.Var.Init, s.Var.Name
 		}
-		if wrappedStep(x, l.Var, target) {
+		if wrappedStep(x, l.Var, target) || x != nil && ir.Any(x, func(y ir.Expr) bool {
+			ix, ok := y.(ir.Index)
+			return ok && slices.ContainsFunc(ix.Idx, func(i ir.Expr) bool { return wrappedStep(i, l.Var, "") })
+		}) {
 			slots = append(slots, target)
 		}
 	})
@@ -34,6 +43,9 @@ func (w *walker) probeLoop(l *ir.Loop) bool {
 		return false
 	}
 	if exits, returns := loopExits(l.Body, w.fortran(), func(ir.Expr) bool { return false }); exits > 0 || returns {
+		return true
+	}
+	if nestedReturn(l.Body) {
 		return true
 	}
 	return l.Cond != nil && l.Lo == nil && mentions(l.Cond, slots[0])
@@ -52,4 +64,19 @@ func wrappedStep(x ir.Expr, loopVar, target string) bool {
 		return false
 	}
 	return loopVar != "" && mentions(sum, loopVar) || mentions(sum, target)
+}
+
+// nestedReturn reports whether a loop inside body returns.
+func nestedReturn(body ir.Block) bool {
+	found := false
+	visitOwn(body, func(s ir.Stmt) {
+		if l, ok := s.(*ir.Loop); ok {
+			visitStmts(l.Body, func(s ir.Stmt) {
+				if _, ok := s.(*ir.Return); ok {
+					found = true
+				}
+			})
+		}
+	})
+	return found
 }
