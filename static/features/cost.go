@@ -107,7 +107,7 @@ func runtimeCost(io *pdg.IO) Params {
 			p.FormatOps = iosem.StreamFormatCost(io.Conversions, items, io.Sem.Op == iosem.Read)
 		}
 	case iosem.Fortran:
-		p.RuntimeOps = iosem.FortranStatementOps
+		p.RuntimeOps = iosem.FortranStatementOps + float64(io.Elementwise)*iosem.FortranElementOps
 		switch {
 		case formatted:
 			p.Kernel = drained(io, FortranFormattedBuffer)

@@ -123,6 +123,53 @@ end program
 	}
 }
 
+// TestElementwiseRuntime: the elements an unformatted Fortran transfer
+// moves one runtime call each (a row of a matrix) are runtime work of the
+// statement, I/O; a column is not.
+func TestElementwiseRuntime(t *testing.T) {
+	src := []byte(`program p
+  integer, parameter :: n = 300
+  real(8) :: a(n, n)
+  integer :: i
+  a = 1.0d0
+  open(10, file='rows.bin', form='unformatted')
+  call rows(a, n)
+  call cols(a, n)
+  close(10)
+contains
+  subroutine rows(a, n)
+    integer, intent(in) :: n
+    real(8), intent(in) :: a(n, n)
+    integer :: i
+    do i = 1, n
+       write(10) a(i, :)
+    end do
+  end subroutine
+  subroutine cols(a, n)
+    integer, intent(in) :: n
+    real(8), intent(in) :: a(n, n)
+    integer :: i
+    do i = 1, n
+       write(10) a(:, i)
+    end do
+  end subroutine
+end program
+`)
+	f, err := fortran.Parse("p.f90", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blocks := build(t, &ir.Program{Files: []*ir.File{f}}, pdg.Options{})
+	for name, want := range map[string]float64{
+		"rows": 300 * (iosem.FortranStatementOps + 300*iosem.FortranElementOps),
+		"cols": 300 * iosem.FortranStatementOps,
+	} {
+		if p := find(t, blocks, FunctionBlock, name).Params; p.Calls != 300 || p.RuntimeOps != want {
+			t.Errorf("%s: calls %v, runtime ops %v; want 300, %v", name, p.Calls, p.RuntimeOps, want)
+		}
+	}
+}
+
 // TestStreamWorkIsIO: the same for C++ file streams.
 func TestStreamWorkIsIO(t *testing.T) {
 	src := []byte(`#include <fstream>

@@ -208,6 +208,12 @@ type IO struct {
 	Buffer int64
 	// Flushes is set on stream insertions of std::endl or std::flush.
 	Flushes bool
+	// Elementwise is the number of elements an unformatted Fortran
+	// transfer moves one runtime call each, when known (else 0): those
+	// of an array expression (real(a(:, k), sp), 2 * a) or of a section
+	// whose elements are not adjacent in memory (a row a(i, :), a
+	// stride).
+	Elementwise int64
 	// Chunks is the number of chunks of a chunked HDF5 dataset one
 	// transfer touches, when known (else 0): the library looks up, reads
 	// or writes each.

@@ -152,3 +152,42 @@ end program converted
 	g := buildSources(t, Options{}, src...)
 	checkBytes(t, g, src, []bytesWant{{"single", 120 * 40 * 4}, {"double", 50 * 8}, {"long", 10 * 8}, {"scalar", 4}})
 }
+
+// TestElementwiseItems: an unformatted transfer of an array expression,
+// or of a section whose elements are not adjacent, moves its elements one
+// runtime call each; whole arrays, columns and elements do not.
+func TestElementwiseItems(t *testing.T) {
+	src := []source{{"prog.f90", `program scattered
+  implicit none
+  integer, parameter :: dp = kind(1.0d0), sp = kind(1.0), nx = 120, ny = 40
+  real(dp) :: c(nx, ny, 3)
+  integer :: u, i
+  c = 1.0_dp
+  open(newunit=u, file='dump.bin', form='unformatted', status='replace')
+  write(u) real(c(:, :, 2), sp) ! converted
+  write(u) c(7, :, 1) ! binary row
+  write(u) c(:, 5, 1), c(3, 4, 1) ! column
+  write(u) c ! whole
+  write(u) c(1:nx:2, 1, 1) ! strided
+  write(u) (c(i, 1, 1), i = 1, nx) ! implied
+  close(u)
+  open(newunit=u, file='dump.txt', status='replace')
+  write(u, *) c(7, :, 1) ! text row
+  close(u)
+end program scattered
+`}}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		marker string
+		want   int64
+	}{
+		{"converted", 120 * 40}, {"binary row", 40}, {"column", 0}, {"whole", 0},
+		{"strided", 0}, // a triplet's extent is unknown
+		{"implied", 0}, {"text row", 0},
+	} {
+		n := entryNode(t, g, src, IONode, tc.marker)
+		if n.IO.Elementwise != tc.want {
+			t.Errorf("%s: %d elements one call each, want %d", tc.marker, n.IO.Elementwise, tc.want)
+		}
+	}
+}
