@@ -113,6 +113,9 @@ func runtimeCost(io *pdg.IO) Params {
 			p.Kernel = drained(io, FortranFormattedBuffer)
 			p.FormatItems = items
 			p.FormatOps = items * iosem.FormatOpsPerItem
+			if io.FormatOps > 0 {
+				p.FormatOps = io.FormatOps
+			}
 		case io.Random:
 			p.Kernel = 2 // a seek and a transfer per record
 		default:

@@ -18,6 +18,40 @@ const (
 	FortranStatementOps = 600
 )
 
+// Costs, in operations, of converting one item of a formatted Fortran
+// transfer whose type is known (libgfortran 12 here, 100,000 statements
+// of 10 items: a real written with ES15.7 390–600 ns, with F12.5 260 ns,
+// list-directed 350–390 ns, read with ES15.7 185 ns, list-directed
+// 280 ns; an integer written with I8 60–90 ns, read 95 ns; a
+// CHARACTER(12) written 50–75 ns, read 60–100 ns). FormatOpsPerItem is
+// the cost of an item of unknown type.
+const (
+	FortranRealWriteOps = 800
+	FortranRealReadOps  = 500
+	FortranIntOps       = 180
+	FortranCharOps      = 150
+)
+
+// FortranItemOps returns the cost, in operations, of converting one item
+// of the Fortran type named typeName ("real(dp)", "integer(8)",
+// "character(len=12)", "logical"...) written (read false) or read as
+// text: FormatOpsPerItem for other types (derived types, unknown ones).
+func FortranItemOps(typeName string, read bool) float64 {
+	t := strings.ToLower(typeName)
+	switch {
+	case strings.HasPrefix(t, "integer"), strings.HasPrefix(t, "logical"):
+		return FortranIntOps
+	case strings.HasPrefix(t, "character"), t == "string", t == "char":
+		return FortranCharOps
+	case strings.HasPrefix(t, "real"), strings.HasPrefix(t, "double"), strings.HasPrefix(t, "complex"):
+		if read {
+			return FortranRealReadOps
+		}
+		return FortranRealWriteOps
+	}
+	return FormatOpsPerItem
+}
+
 // FortranElementOps is the cost, in operations, of one element an
 // unformatted Fortran transfer moves by a runtime call of its own (an
 // element of an array expression or of a section whose elements are not

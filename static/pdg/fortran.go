@@ -38,6 +38,8 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 		io.Bytes, io.Items, io.BytesKnown = w.items(s.Items, sem.Formatted)
 		if !sem.Formatted {
 			io.Elementwise = w.elementwise(s.Items)
+		} else if ops, ok := w.textOps(s.Items, sem.Op == iosem.Read); ok {
+			io.FormatOps = ops
 		}
 		if !io.BytesKnown && sem.Op == iosem.Read && !sem.Formatted {
 			io.Bytes, io.BytesKnown = w.restOfFile(io.File)
@@ -310,6 +312,33 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 		return n * iosem.TextWidth(typeName, elem), n, typeName, true
 	}
 	return n * elem, n, typeName, true
+}
+
+// textOps returns the cost of converting the items of a formatted
+// transfer, by their types (iosem.FortranItemOps), when all are known.
+func (w *walker) textOps(list []ir.Expr, read bool) (float64, bool) {
+	var ops float64
+	for _, x := range list {
+		if d, isDo := x.(ir.ImpliedDo); isDo {
+			step := IntValue(1, Literal)
+			if d.Step != nil {
+				step = Eval(d.Step, w.env)
+			}
+			trip, _, tok := counted(Eval(d.Lo, w.env), Eval(d.Hi, w.env), step, true)
+			inner, iok := w.textOps(d.Items, read)
+			if !tok || !iok {
+				return 0, false
+			}
+			ops += float64(trip) * inner
+			continue
+		}
+		_, n, typeName, ok := w.item(x, true)
+		if !ok {
+			return 0, false
+		}
+		ops += float64(n) * iosem.FortranItemOps(typeName, read)
+	}
+	return ops, len(list) > 0
 }
 
 // elementwise returns the elements of the items of an unformatted

@@ -208,6 +208,10 @@ type IO struct {
 	Buffer int64
 	// Flushes is set on stream insertions of std::endl or std::flush.
 	Flushes bool
+	// FormatOps is the cost, in operations, of the text conversions of
+	// a formatted Fortran transfer whose items' types are all known (see
+	// iosem.FortranItemOps), else 0.
+	FormatOps float64
 	// Elementwise is the number of elements an unformatted Fortran
 	// transfer moves one runtime call each, when known (else 0): those
 	// of an array expression (real(a(:, k), sp), 2 * a) or of a section

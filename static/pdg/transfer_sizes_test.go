@@ -1,6 +1,10 @@
 package pdg
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/iolens/iolens/static/iosem"
+)
 
 // The dimensions of a dataspace or a hyperslab given in a local array
 // initialised with a list size the HDF5 transfers; when the function
@@ -188,6 +192,48 @@ end program scattered
 		n := entryNode(t, g, src, IONode, tc.marker)
 		if n.IO.Elementwise != tc.want {
 			t.Errorf("%s: %d elements one call each, want %d", tc.marker, n.IO.Elementwise, tc.want)
+		}
+	}
+}
+
+// TestTextOps: the conversions of a formatted Fortran transfer cost by
+// the types of its items: integers and characters far less than reals,
+// reals less read than written; an item of unknown type costs
+// iosem.FormatOpsPerItem.
+func TestTextOps(t *testing.T) {
+	src := []source{{"prog.f90", `program text
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+  real(dp) :: x(6)
+  integer :: u, n, i
+  character(len=12) :: name
+  logical :: ok
+  x = 1.0_dp
+  n = 3
+  name = 'gauge'
+  ok = .true.
+  open(newunit=u, file='t.txt', status='replace')
+  write(u, '(i8,1x,a,1x,l1,6es15.7)') n, name, ok, x ! mixed
+  write(u, *) (i, x(i), i = 1, 6) ! implied
+  write(u, *) unknown_thing ! unknown
+  rewind(u)
+  read(u, *) x ! reals read
+  close(u)
+end program text
+`}}
+	g := buildSources(t, Options{}, src...)
+	for _, tc := range []struct {
+		marker string
+		want   float64
+	}{
+		{"mixed", 2*iosem.FortranIntOps + iosem.FortranCharOps + 6*iosem.FortranRealWriteOps},
+		{"implied", 6 * (iosem.FortranIntOps + iosem.FortranRealWriteOps)},
+		{"unknown", iosem.FormatOpsPerItem},
+		{"reals read", 6 * iosem.FortranRealReadOps},
+	} {
+		n := entryNode(t, g, src, IONode, tc.marker)
+		if n.IO.FormatOps != tc.want {
+			t.Errorf("%s: %v operations, want %v", tc.marker, n.IO.FormatOps, tc.want)
 		}
 	}
 }
