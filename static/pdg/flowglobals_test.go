@@ -146,7 +146,7 @@ end program main
 // do not change in that loop, is sequential, read or written (gfortran's
 // buffer collects in-order writes: 238 write calls for 5,200 records of
 // 3,072 bytes); records in a computed order, or every other one, are
-// random.
+// random, as are records read and written back in one loop.
 func TestDirectRecordsInOrder(t *testing.T) {
 	srcs := []source{f90("records", `program records
   implicit none
@@ -174,6 +174,11 @@ func TestDirectRecordsInOrder(t *testing.T) {
   do k = 1, 1300
     write(10, rec=2 * k) c ! every other
   end do
+  do k = 1, 2600
+    read(10, rec=k) c ! updated
+    c(1) = c(1) + 1
+    write(10, rec=k) c ! back
+  end do
 end program records
 `)}
 	g := buildSources(t, Options{}, srcs...)
@@ -187,6 +192,8 @@ end program records
 		{"scrambled", true},
 		{"strided", true},
 		{"every other", true},
+		{"updated", true},
+		{"back", true},
 	} {
 		n := entryNode(t, g, srcs, IONode, tc.marker)
 		if n.IO.Random != tc.random {

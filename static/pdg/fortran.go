@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -23,7 +24,7 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 		return
 	}
 	io := &IO{Sem: sem, Routine: sem.Routine, Binary: sem.Binary(), Async: sem.Async,
-		Random: sem.ExplicitOffset && !w.inOrder(s.Specs["rec"])}
+		Random: sem.ExplicitOffset && !(w.inOrder(s.Specs["rec"]) && !w.turnsAround(s))}
 	switch {
 	case sem.Op == iosem.Open:
 		io.File = w.fortranOpen(s)
@@ -630,6 +631,25 @@ func (w *walker) inOrder(rec ir.Expr) bool {
 	}
 	step, known := Eval(t.step, w.env).Int()
 	return known && step == 1
+}
+
+// turnsAround reports whether the innermost loop around the data transfer
+// s also transfers the other way on its unit (read(u, rec=j) r, then
+// write(u, rec=j) r): the runtime then seeks and reaches the kernel for
+// each record, in order or not (5.5 µs a pair of 4 KiB records here,
+// against 1.1 µs a record written in order).
+func (w *walker) turnsAround(s *ir.FortranIO) bool {
+	if len(w.trips) == 0 {
+		return false
+	}
+	other := map[string]string{"read": "write", "write": "read"}[s.Op]
+	found := false
+	visitStmts(w.trips[len(w.trips)-1].body, func(st ir.Stmt) {
+		if t, ok := st.(*ir.FortranIO); ok && t.Op == other && reflect.DeepEqual(t.Unit, s.Unit) {
+			found = true
+		}
+	})
+	return found
 }
 
 // steppedBy reports whether x is the variable v, or v plus terms that do
