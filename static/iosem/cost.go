@@ -10,12 +10,14 @@ const FormatOpsPerItem = 800
 
 // Costs, in operations, of the C++ stream and Fortran I/O runtimes beyond
 // the conversions: one stream insertion or extraction, and one Fortran
-// data transfer statement (unit lookup, locking, format parsing). On a
-// string stream or an internal file (a character variable) the same work
-// is compute.
+// data transfer statement (unit lookup, locking, format parsing; with
+// libgfortran 12 here a WRITE of one character with (A) takes 245 ns, a
+// READ of it 235 ns, an unformatted WRITE of one integer 165 ns, a READ
+// 130 ns, 500,000 statements each). On a string stream or an internal
+// file (a character variable) the same work is compute.
 const (
 	StreamCallOps       = 40
-	FortranStatementOps = 600
+	FortranStatementOps = 400
 )
 
 // Costs, in operations, of converting one item of a formatted Fortran

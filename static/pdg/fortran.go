@@ -97,7 +97,11 @@ func (w *walker) internalFile(s *ir.FortranIO) bool {
 // an internal READ, and forgets the variable an internal WRITE changes.
 // The statement costs what an external one costs the runtime, as compute.
 func (w *walker) internalIO(s *ir.FortranIO, parent *Node) {
-	parent.Work += iosem.FortranStatementOps + float64(max(len(s.Items), 1))*iosem.FormatOpsPerItem
+	conv, ok := w.textOps(s.Items, s.Op == "read")
+	if !ok {
+		conv = float64(max(len(s.Items), 1)) * iosem.FormatOpsPerItem
+	}
+	parent.Work += iosem.FortranStatementOps + conv
 	src := Eval(s.Unit, w.env)
 	if s.Op == "write" {
 		w.internalName(s)

@@ -41,8 +41,9 @@ end program parse
 	}{
 		// 2 × StreamCallOps + ScanIntOps + ScanFloatOps
 		{"string stream extraction", cpp("ss >> a >> b;"), cpp(""), 2*40 + 300 + 600},
-		// FortranStatementOps + 6 × FormatOpsPerItem
-		{"internal READ", f90("read(line, *) sid, y, m, d, amount, flag"), f90(""), 600 + 6*800},
+		// FortranStatementOps + 2 × FortranCharOps + 3 × FortranIntOps
+		// + FortranRealReadOps
+		{"internal READ", f90("read(line, *) sid, y, m, d, amount, flag"), f90(""), 400 + 2*150 + 3*180 + 500},
 	} {
 		with, base := buildSources(t, Options{}, c.with...), buildSources(t, Options{}, c.base...)
 		if got := with.Entry.Work - base.Entry.Work; got != c.ops {
