@@ -240,16 +240,22 @@ func (w *walker) items(list []ir.Expr, formatted bool) (bytes, count int64, know
 
 func (w *walker) itemBytes(x ir.Expr, formatted bool) (bytes, n int64, ok bool) {
 	if d, isDo := x.(ir.ImpliedDo); isDo {
-		step := IntValue(1, Literal)
-		if d.Step != nil {
-			step = Eval(d.Step, w.env)
-		}
-		trip, _, tok := counted(Eval(d.Lo, w.env), Eval(d.Hi, w.env), step, true)
+		trip, tok := w.impliedTrip(d)
 		inner, k, iok := w.items(d.Items, formatted)
 		return trip * inner, trip * k, tok && iok
 	}
 	bytes, n, _, ok = w.item(x, formatted)
 	return bytes, n, ok
+}
+
+// impliedTrip returns the trip count of an implied DO list, when known.
+func (w *walker) impliedTrip(d ir.ImpliedDo) (int64, bool) {
+	step := IntValue(1, Literal)
+	if d.Step != nil {
+		step = Eval(d.Step, w.env)
+	}
+	trip, _, ok := counted(Eval(d.Lo, w.env), Eval(d.Hi, w.env), step, true)
+	return trip, ok
 }
 
 // item returns the size of one transfer item (a variable, a whole array,
@@ -325,11 +331,7 @@ func (w *walker) textOps(list []ir.Expr, read bool) (float64, bool) {
 	var ops float64
 	for _, x := range list {
 		if d, isDo := x.(ir.ImpliedDo); isDo {
-			step := IntValue(1, Literal)
-			if d.Step != nil {
-				step = Eval(d.Step, w.env)
-			}
-			trip, _, tok := counted(Eval(d.Lo, w.env), Eval(d.Hi, w.env), step, true)
+			trip, tok := w.impliedTrip(d)
 			inner, iok := w.textOps(d.Items, read)
 			if !tok || !iok {
 				return 0, false
