@@ -32,10 +32,7 @@ func (w *walker) probeLoop(l *ir.Loop) bool {
 		case *ir.Decl:
 			x, target = s.Var.Init, s.Var.Name
 		}
-		if wrappedStep(x, l.Var, target) || x != nil && ir.Any(x, func(y ir.Expr) bool {
-			ix, ok := y.(ir.Index)
-			return ok && slices.ContainsFunc(ix.Idx, func(i ir.Expr) bool { return wrappedStep(i, l.Var, "") })
-		}) {
+		if wrappedStep(x, l.Var, target) || wrappedElement(x, l.Var) {
 			slots = append(slots, target)
 		}
 	})
@@ -64,6 +61,15 @@ func wrappedStep(x ir.Expr, loopVar, target string) bool {
 		return false
 	}
 	return loopVar != "" && mentions(sum, loopVar) || mentions(sum, target)
+}
+
+// wrappedElement reports whether x takes an element at a wrapped index
+// of the loop variable: "&s[(start + k) % n]".
+func wrappedElement(x ir.Expr, loopVar string) bool {
+	return x != nil && ir.Any(x, func(y ir.Expr) bool {
+		ix, ok := y.(ir.Index)
+		return ok && slices.ContainsFunc(ix.Idx, func(i ir.Expr) bool { return wrappedStep(i, loopVar, "") })
+	})
 }
 
 // nestedReturn reports whether a loop inside body returns.
