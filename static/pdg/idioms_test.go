@@ -328,7 +328,8 @@ int main(void) {
 }
 
 // TestOffsetBounds checks loops from a start to the start plus a count
-// ("m < b0 + batch"): the count, whatever the start.
+// ("m < b0 + batch"), or between two constant offsets of one base
+// ("nd = d0 - 1; nd <= d0 + 1"): the count, whatever the start.
 func TestOffsetBounds(t *testing.T) {
 	src := []source{cSrc(`#include <stdlib.h>
 #define NMSG 7000
@@ -340,10 +341,13 @@ int main(void) {
   int lo = rand();
   for (int k = lo; k < lo + 25; k++) s++; /* offset */
   for (int k = lo; k <= 40 + lo; k++) s++; /* inclusive */
+  for (int k = lo - 1; k <= lo + 1; k++) s++; /* around */
+  for (int k = lo + 2; k < lo + 10; k++) s++; /* shifted */
   return (int)s;
 }`)}
 	g := buildSources(t, Options{}, src...)
-	checkTrips(t, g, src, []tripWant{{"batches", 35}, {"one group", 200}, {"offset", 25}, {"inclusive", 41}})
+	checkTrips(t, g, src, []tripWant{{"batches", 35}, {"one group", 200}, {"offset", 25}, {"inclusive", 41},
+		{"around", 3}, {"shifted", 8}})
 }
 
 // TestProbeLoops checks the loops probing an open-addressing hash table,

@@ -1264,19 +1264,45 @@ func (w *walker) offsetCount(lo, hi ir.Expr) (Value, bool) {
 	return v, true
 }
 
-// offsetBound returns K when hi is lo + K.
+// offsetBound returns K when hi is lo + K, or when both are one base
+// plus or minus constants (d0 - 1 and d0 + 1: K is 2).
 func offsetBound(lo, hi ir.Expr) (ir.Expr, bool) {
-	b, ok := hi.(ir.Binary)
-	if !ok || b.Op != "+" || lo == nil {
+	if lo == nil {
 		return nil, false
 	}
-	switch {
-	case reflect.DeepEqual(b.L, lo):
-		return b.R, true
-	case reflect.DeepEqual(b.R, lo):
-		return b.L, true
+	if b, ok := hi.(ir.Binary); ok && b.Op == "+" {
+		switch {
+		case reflect.DeepEqual(b.L, lo):
+			return b.R, true
+		case reflect.DeepEqual(b.R, lo):
+			return b.L, true
+		}
 	}
-	return nil, false
+	lb, lk := constantOffset(lo)
+	hb, hk := constantOffset(hi)
+	if lb == nil || hb == nil || !reflect.DeepEqual(lb, hb) || lk == 0 && hk == 0 {
+		return nil, false
+	}
+	return ir.Int{V: hk - lk}, true
+}
+
+// constantOffset splits x into a base and a constant added to it: d0 + 1
+// is (d0, 1), d0 - 1 is (d0, -1), 2 + d0 is (d0, 2), d0 is (d0, 0).
+func constantOffset(x ir.Expr) (ir.Expr, int64) {
+	b, ok := x.(ir.Binary)
+	if !ok || b.Op != "+" && b.Op != "-" {
+		return x, 0
+	}
+	if k, ok := b.R.(ir.Int); ok && !k.Char {
+		if b.Op == "-" {
+			return b.L, -k.V
+		}
+		return b.L, k.V
+	}
+	if k, ok := b.L.(ir.Int); ok && !k.Char && b.Op == "+" {
+		return b.R, k.V
+	}
+	return x, 0
 }
 
 // inductionCount returns the trip count of a loop testing "v op bound"
