@@ -382,22 +382,14 @@ func (w *walker) elementwise(list []ir.Expr) int64 {
 func scattered(x ir.Index) bool {
 	single := false
 	for _, idx := range x.Idx {
-		ranged := false
-		switch i := idx.(type) {
-		case ir.Binary:
-			ranged = i.Op == ":"
-		case ir.Unknown:
-			if strings.Count(i.Text, ":") > 1 {
-				return true // lo:hi:stride
-			}
-			ranged = strings.Contains(i.Text, ":")
+		if u, ok := idx.(ir.Unknown); ok && strings.Count(u.Text, ":") > 1 {
+			return true // lo:hi:stride
 		}
-		if ranged && single {
+		r := ranged(idx)
+		if r && single {
 			return true
 		}
-		if !ranged {
-			single = true
-		}
+		single = single || !r
 	}
 	return false
 }
@@ -579,18 +571,16 @@ var inquiries = map[string]bool{
 
 // isSection reports whether an index expression selects a section: one
 // of its subscripts is a range or a triplet.
-func isSection(x ir.Index) bool {
-	for _, i := range x.Idx {
-		switch i := i.(type) {
-		case ir.Binary:
-			if i.Op == ":" {
-				return true
-			}
-		case ir.Unknown:
-			if strings.Contains(i.Text, ":") {
-				return true
-			}
-		}
+func isSection(x ir.Index) bool { return slices.ContainsFunc(x.Idx, ranged) }
+
+// ranged reports whether a subscript is a range or a triplet (lo:hi,
+// lo:hi:stride, :), not a single index.
+func ranged(idx ir.Expr) bool {
+	switch i := idx.(type) {
+	case ir.Binary:
+		return i.Op == ":"
+	case ir.Unknown:
+		return strings.Contains(i.Text, ":")
 	}
 	return false
 }
