@@ -2,6 +2,7 @@ package pdg
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -525,16 +526,17 @@ func absValue(_ *Env, a []Value) Value {
 
 // extremum returns MIN (sign -1) or MAX (sign 1) of its arguments.
 func extremum(sign int) func(*Env, []Value) Value {
+	op := "<"
+	if sign > 0 {
+		op = ">"
+	}
 	return func(_ *Env, a []Value) Value {
-		if len(a) == 0 {
+		known := slices.DeleteFunc(slices.Clone(a), func(v Value) bool { return !v.Known() })
+		if len(known) == 0 || sign > 0 && len(known) < len(a) {
 			return Value{}
 		}
-		best := a[0]
-		for _, v := range a[1:] {
-			op := "<"
-			if sign > 0 {
-				op = ">"
-			}
+		best := known[0]
+		for _, v := range known[1:] {
 			c, ok := truth(binary(op, v, best))
 			if !ok {
 				return Value{}
@@ -545,8 +547,14 @@ func extremum(sign int) func(*Env, []Value) Value {
 				best = best.with(v.Origin)
 			}
 		}
-		if !best.Known() {
-			return Value{}
+		if len(known) < len(a) {
+			// min(block, n - done): at most block, the size of all
+			// chunks but the last. Not a value that is itself a mean
+			// or a bound (min(i, k) in a loop over i).
+			if best.Origin >= Bound {
+				return Value{}
+			}
+			return best.with(Bound)
 		}
 		return best
 	}

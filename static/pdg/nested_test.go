@@ -254,3 +254,43 @@ func visitNodes(n *Node, f func(*Node)) {
 		visitNodes(c, f)
 	}
 }
+
+// TestChunkedSections: the size of a chunk taken as "min(block, rest)"
+// is the block, the size of all chunks but the last, in a loop over the
+// chunk and in an assignment to a section of that size.
+func TestChunkedSections(t *testing.T) {
+	f90 := []source{{"prog.f90", `program pcm
+  implicit none
+  integer, parameter :: nsamp = 132300, block = 4096
+  real(8) :: x(nsamp)
+  integer(2) :: buf(block)
+  integer :: n0, nb, i
+  buf = 3
+  do n0 = 1, nsamp, block                 ! chunk loop
+     nb = min(block, nsamp - n0 + 1)
+     do i = 1, nb                         ! sample loop
+        x(n0 + i - 1) = buf(i)
+     end do
+     do i = 1, 2                          ! scale loop
+        x(n0:n0 + nb - 1) = real(buf(1:nb), 8) / 32768.0d0
+     end do
+     do i = 1, 2                          ! element loop
+        x(n0) = real(buf(1), 8) / 32768.0d0
+     end do
+  end do
+  print *, x(1)
+end program
+`}}
+	g := buildSources(t, Options{}, f90...)
+	if l := entryLoop(t, g, f90, "sample loop"); l.Trip != 4096 || l.TripSource != TripBound {
+		t.Errorf("sample loop: trip %d (%s), want 4096 (bound)", l.Trip, l.TripSource)
+	}
+	// The conversion, the division and the store on each of the 4096
+	// elements of the section: 4095 elements more than the same
+	// assignment to one element costs.
+	elem := entryLoop(t, g, f90, "element loop")
+	l := entryLoop(t, g, f90, "scale loop")
+	if want := elem.Work + 3*4095; l.Work != want {
+		t.Errorf("scale loop: work %v per iteration, want %v", l.Work, want)
+	}
+}
