@@ -289,7 +289,7 @@ func (b *builder) instance(d funcDef, ctx callContext) *Node {
 		n.outs = make([]Value, len(d.f.Params))
 		n.outShapes = make([]shape, len(d.f.Params))
 		for i, p := range d.f.Params {
-			if v := Eval(ir.Ref{Name: p.Name}, w.env); v.Kind == Int || v.Kind == Float {
+			if v := Eval(ir.Ref{Name: p.Name}, w.env); v.Kind == Int || v.Kind == Float || v.Kind == HandleVal {
 				n.outs[i] = v.with(Passed)
 			}
 			n.outShapes[i], _ = w.env.shapeOf(p.Name)

@@ -152,7 +152,11 @@ func (w *walker) fortranOpen(s *ir.FortranIO) *Handle {
 	}
 	w.recordsCreated(h, s)
 	if nu, ok := s.Specs["newunit"]; ok {
-		w.env.Set(baseName(nu), Value{Kind: HandleVal, H: h})
+		v := Value{Kind: HandleVal, H: h}
+		w.env.Set(baseName(nu), v)
+		if isIndex(nu) {
+			w.elementFile(nu, v)
+		}
 		return h
 	}
 	unit := s.Unit

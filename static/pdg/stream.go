@@ -37,21 +37,10 @@ func (w *walker) streamCall(c *ir.Call, parent *Node) bool {
 		v := Value{Kind: HandleVal, H: io.File}
 		w.env.Set(baseName(recv), v)
 		if isIndex(recv) {
-			// logs[m].open(...) in a loop over a container of streams:
-			// the stream of every element past the loop.
-			w.settled[baseName(recv)] = v
-			io.File.spread = 1
-			if sh, ok := w.env.shapeOf(baseName(recv)); ok {
-				io.File.spread = sh.count()
-			} else if len(w.trips) > 0 {
-				io.File.spread = w.trips[len(w.trips)-1].n // the loop opening them
-			}
+			w.elementFile(recv, v) // logs[m].open(...)
 		}
 	}
 	w.addIO(parent, &Node{Kind: IONode, Name: c.Callee, Pos: c.Pos, IO: io, Taken: -1})
-	if s.Op == iosem.Open && io.File != nil && io.File.spread > 0 {
-		io.File.openScale = 0 // the streams of all elements: all that is written
-	}
 	w.sizeQuery(&ir.Call{Pos: c.Pos, Callee: c.Callee, Args: args, Result: c.Result}, s, io.File)
 	if s.Op == iosem.Write && hasFlushManipulator(args) {
 		fs, _ := iosem.Method("flush")

@@ -50,6 +50,9 @@ func (w *walker) addIO(parent *Node, n *Node) {
 	switch {
 	case io.Sem.Op == iosem.Open && f.openedIn == nil:
 		f.openedIn, f.openScale = w.fn, len(w.scale)
+		if f.spread > 0 {
+			f.openScale = 0 // the files of all elements: all that is written
+		}
 		if f.Mode&iosem.ModeCreate == 0 || f.Mode&iosem.ModeAppend != 0 {
 			f.base = w.b.sizes[f.sizeKey()]
 		}
@@ -57,6 +60,22 @@ func (w *walker) addIO(parent *Node, n *Node) {
 		w.wrote(f, extent{float64(io.Bytes), float64(io.Records)})
 	case io.Sem.Op == iosem.Sync:
 		w.writeBack(io)
+	}
+}
+
+// elementFile records the file opened into an element of an array or a
+// container in a loop over it (logs[m].open(...), OPEN(NEWUNIT=units(i),
+// ...)): past the loop, the handle stands for the files of every element
+// (the count of elements, else the trips of the loop opening them), and
+// what is written through any element is shared among them.
+func (w *walker) elementFile(x ir.Expr, v Value) {
+	name := baseName(x)
+	w.settled[name] = v
+	v.H.spread = 1
+	if sh, ok := w.env.shapeOf(name); ok {
+		v.H.spread = sh.count()
+	} else if len(w.trips) > 0 {
+		v.H.spread = w.trips[len(w.trips)-1].n
 	}
 }
 
@@ -108,20 +127,19 @@ func (w *walker) factor(from int) float64 {
 // wrote records that the statement being walked writes e into the file
 // of h each time it runs. Into a file the function opened, one opening
 // receives e times the factors between the open and the write; a file
-// rewritten on every step holds one step's data. A root function (the
+// rewritten on every step holds one step's data; one file of an array
+// of files (elementFile) its share. A root function (the
 // entry, or a function no other calls) owns every file written in it.
 // Other functions log what one of their calls writes for their callers
 // (see writeLog).
 func (w *walker) wrote(h *Handle, e extent) {
 	f := h.File()
-	if f.spread > 1 {
-		e = e.scaled(1 / float64(f.spread))
-	}
+	var n float64
 	switch {
 	case f.openedIn == w.fn:
-		f.written = f.written.plus(e.scaled(w.factor(f.openScale)))
+		n = w.factor(f.openScale)
 	case w.b.depth <= 1:
-		f.written = f.written.plus(e.scaled(w.factor(0)))
+		n = w.factor(0)
 	default:
 		if w.fn.writes == nil {
 			w.fn.writes = writeLog{}
@@ -129,6 +147,10 @@ func (w *walker) wrote(h *Handle, e extent) {
 		w.fn.writes[f] = w.fn.writes[f].plus(e.scaled(w.factor(0)))
 		return
 	}
+	if f.spread > 1 {
+		n /= float64(f.spread) // into one of the files of an array
+	}
+	f.written = f.written.plus(e.scaled(n))
 	w.b.sizes[f.sizeKey()] = f.base.plus(f.written)
 }
 

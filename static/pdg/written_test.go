@@ -279,6 +279,83 @@ int main(int argc, char **argv) {
   close(u)
 end program p
 `), 500},
+		{"Fortran unit opened by a subroutine", f90("out", `module logs
+contains
+  subroutine open_log(u)
+    integer, intent(out) :: u
+    open(newunit=u, file='x.txt', status='replace', action='write')
+  end subroutine
+  subroutine put(u, step)
+    integer, intent(in) :: u, step
+    integer :: k
+    do k = 1, 10
+      write(u, '(2i6)') step, k
+    end do
+  end subroutine
+end module
+program p
+  use logs
+  integer :: u, step, ios, a, b
+  call open_log(u)
+  do step = 1, 30
+    call put(u, step)
+  end do
+  close(u)
+  open(newunit=u, file='x.txt', status='old')
+  do ! read loop
+    read(u, *, iostat=ios) a, b
+    if (ios /= 0) exit
+  end do
+  close(u)
+end program p
+`), 300},
+		// Each of four files opened by a subroutine into an array of
+		// units: its header and a quarter of 40 × 4 × 10 lines.
+		{"Fortran array of units", f90("arr", `module logs
+  integer, parameter :: nl = 4
+contains
+  subroutine open_logs(units)
+    integer, intent(out) :: units(nl)
+    integer :: i
+    character(len=32) :: name
+    do i = 1, nl
+      write(name, '(a,i2.2,a)') 'p_', i, '.txt'
+      open(newunit=units(i), file=trim(name), status='replace', action='write')
+      write(units(i), '(a,i3)') '# loaf ', i
+    end do
+  end subroutine
+  subroutine put(u, step)
+    integer, intent(in) :: u, step
+    integer :: k
+    do k = 1, 10
+      write(u, '(2i6)') step, k
+    end do
+  end subroutine
+end module
+program p
+  use logs
+  integer :: units(nl), step, i, ios, u
+  character(len=32) :: name, line
+  call open_logs(units)
+  do step = 1, 40
+    do i = 1, nl
+      call put(units(i), step)
+    end do
+  end do
+  do i = 1, nl
+    close(units(i))
+  end do
+  do i = 1, nl
+    write(name, '(a,i2.2,a)') 'p_', i, '.txt'
+    open(newunit=u, file=trim(name), status='old')
+    do ! read loop
+      read(u, '(a)', iostat=ios) line
+      if (ios /= 0) exit
+    end do
+    close(u)
+  end do
+end program p
+`), 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srcs := []source{tc.src}
