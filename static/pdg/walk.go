@@ -496,6 +496,7 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 	var v Value
 	if n.Target != nil {
 		v = n.Target.Result
+		w.adoptFile(v, n.Target)
 		w.calleeWrote(n.Target)
 		w.outArgs(c, n.Target, eff)
 		w.calleeChanged(c, n.Target, kept)
@@ -511,6 +512,20 @@ func (w *walker) userCall(d funcDef, c *ir.Call, parent *Node) {
 		delete(w.returned, c.Callee)
 	}
 	w.setResult(c, v)
+}
+
+// adoptFile makes the caller the opener of a file the callee opened and
+// hands back (FILE *f = open_file(name, "wb"); call open_log(u)): what
+// the caller writes into it counts from the call on, as after an open of
+// its own, so that a file a function opens anew on each of its calls
+// holds what one call writes.
+func (w *walker) adoptFile(v Value, callee *Node) {
+	if v.Kind != HandleVal || v.H == nil {
+		return
+	}
+	if f := v.H.File(); f.openedIn == callee && f.spread == 0 {
+		f.openedIn, f.openScale = w.fn, len(w.scale)
+	}
 }
 
 // outArgs gives the variables a Fortran call passes to dummy arguments
@@ -539,6 +554,7 @@ func (w *walker) outArgs(c *ir.Call, callee *Node, eff *effects) {
 		}
 		if v := w.env.Var(r.Name); v != nil && !v.Const {
 			w.env.Set(r.Name, callee.outs[i])
+			w.adoptFile(callee.outs[i], callee)
 			w.fill(r.Name)
 		}
 	}

@@ -279,6 +279,33 @@ int main(int argc, char **argv) {
   close(u)
 end program p
 `), 500},
+		// A function called once per match writes a file of its own
+		// through a helper that opens it: one match's 50 records.
+		{"file opened by a helper, one per call", cSrc(`#include <stdio.h>
+static FILE *open_file(const char *name, const char *mode) {
+  FILE *f = fopen(name, mode);
+  return f;
+}
+static void write_match(int m) {
+  double rec[8] = {0};
+  char name[64];
+  snprintf(name, sizeof name, "scans_m%02d.bin", m);
+  FILE *f = open_file(name, "wb");
+  for (int k = 0; k < 50; k++) fwrite(rec, sizeof rec, 1, f);
+  fclose(f);
+}
+int main(void) {
+  double rec[8];
+  for (int m = 0; m < 24; m++) write_match(m);
+  for (int m = 0; m < 24; m++) {
+    char name[64];
+    snprintf(name, sizeof name, "scans_m%02d.bin", m);
+    FILE *f = open_file(name, "rb");
+    while (fread(rec, sizeof rec, 1, f) == 1) rec[0]++; // read loop
+    fclose(f);
+  }
+  return 0;
+}`), 50},
 		{"Fortran unit opened by a subroutine", f90("out", `module logs
 contains
   subroutine open_log(u)
