@@ -312,14 +312,7 @@ contains
     integer, intent(out) :: u
     open(newunit=u, file='x.txt', status='replace', action='write')
   end subroutine
-  subroutine put(u, step)
-    integer, intent(in) :: u, step
-    integer :: k
-    do k = 1, 10
-      write(u, '(2i6)') step, k
-    end do
-  end subroutine
-end module
+`+fortranPut+`end module
 program p
   use logs
   integer :: u, step, ios, a, b
@@ -351,14 +344,7 @@ contains
       write(units(i), '(a,i3)') '# loaf ', i
     end do
   end subroutine
-  subroutine put(u, step)
-    integer, intent(in) :: u, step
-    integer :: k
-    do k = 1, 10
-      write(u, '(2i6)') step, k
-    end do
-  end subroutine
-end module
+`+fortranPut+`end module
 program p
   use logs
   integer :: units(nl), step, i, ios, u
@@ -394,6 +380,16 @@ end program p
 		})
 	}
 }
+
+// fortranPut is a subroutine writing 10 lines into the unit it is given.
+const fortranPut = `  subroutine put(u, step)
+    integer, intent(in) :: u, step
+    integer :: k
+    do k = 1, 10
+      write(u, '(2i6)') step, k
+    end do
+  end subroutine
+`
 
 // TestWrittenFileSizes checks that the routines asking a file's size
 // return what the program wrote into it, so that the reads sized by them
