@@ -531,11 +531,10 @@ func (w *walker) adoptFile(v Value, callee *Node) {
 // outArgs gives the variables a Fortran call passes to dummy arguments
 // the callee changes the values the callee leaves in them (call
 // read_params(path, nsteps) sets nsteps, call open_log(u) the unit it
-// opens), and the arrays it allocates the
-// extents it allocates them with (call load(path, xyz) with xyz
-// allocatable, intent(out)); in C and C++, the character buffers a call
-// passes to parameters the callee writes a string into
-// (region_path(path, sizeof path, r)) that string.
+// opens), and the arrays it allocates the extents it allocates them with
+// (call load(path, xyz) with xyz allocatable, intent(out)); in C and
+// C++, the character buffers a call passes to parameters the callee
+// writes a string into (region_path(path, sizeof path, r)) that string.
 func (w *walker) outArgs(c *ir.Call, callee *Node, eff *effects) {
 	if eff == nil {
 		return
@@ -549,7 +548,10 @@ func (w *walker) outArgs(c *ir.Call, callee *Node, eff *effects) {
 			s := callee.outShapes[i]
 			w.env.setShape(r.Name, shape{dims: s.dims, origin: max(s.origin, Passed)})
 		}
-		if i >= len(callee.outs) || i >= len(eff.params) || !eff.params[i] || !callee.outs[i].Known() && callee.outs[i].Kind != Str && callee.outs[i].Kind != HandleVal {
+		if i >= len(callee.outs) || i >= len(eff.params) || !eff.params[i] {
+			continue
+		}
+		if out := callee.outs[i]; !out.Known() && out.Kind != Str && out.Kind != HandleVal {
 			continue
 		}
 		if v := w.env.Var(r.Name); v != nil && !v.Const {
