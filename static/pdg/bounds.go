@@ -76,25 +76,11 @@ func (w *walker) filled(x ir.Expr) bool {
 }
 
 // indexOffset reports whether the subscript x is the variable v plus or
-// minus a literal (i, i + 1, i - 1), and that literal.
+// minus a literal (i, i + 1, i - 1, 1 + i), and that literal.
 func indexOffset(x ir.Expr, v string) (int64, bool) {
-	switch x := x.(type) {
-	case ir.Ref:
-		return 0, x.Name == v
-	case ir.Binary:
-		r, isRef := x.L.(ir.Ref)
-		c, isInt := x.R.(ir.Int)
-		if !isRef || !isInt || r.Name != v {
-			return 0, false
-		}
-		switch x.Op {
-		case "+":
-			return c.V, true
-		case "-":
-			return -c.V, true
-		}
-	}
-	return 0, false
+	base, k := constantOffset(x)
+	r, ok := base.(ir.Ref)
+	return k, ok && r.Name == v
 }
 
 // initOf returns the initialiser of the local x names when x is a

@@ -71,11 +71,14 @@ func (w *walker) addIO(parent *Node, n *Node) {
 func (w *walker) elementFile(x ir.Expr, v Value) {
 	name := baseName(x)
 	w.settled[name] = v
-	v.H.spread = 1
-	if sh, ok := w.env.shapeOf(name); ok {
+	sh, shaped := w.env.shapeOf(name)
+	switch {
+	case shaped:
 		v.H.spread = sh.count()
-	} else if len(w.trips) > 0 {
+	case len(w.trips) > 0:
 		v.H.spread = w.trips[len(w.trips)-1].n
+	default:
+		v.H.spread = 1
 	}
 }
 
