@@ -117,8 +117,9 @@ end program
 	if p.Calls != 1000 || p.FormatItems != 2000 || p.RuntimeOps != 1000*iosem.FortranStatementOps {
 		t.Errorf("dump: calls %v, format items %v, runtime ops %v; want 1000, 2000, %v", p.Calls, p.FormatItems, p.RuntimeOps, 1000*iosem.FortranStatementOps)
 	}
-	// The conversions cost by the items' types: an integer and a real.
-	if want := 1000.0 * (iosem.FortranIntOps + iosem.FortranRealWriteOps); p.FormatOps != want {
+	// The conversions cost by the items' types: an integer and a real in
+	// exponent form.
+	if want := 1000.0 * (iosem.FortranIntOps + iosem.FortranExponentWriteOps); p.FormatOps != want {
 		t.Errorf("dump: format ops %v, want %v", p.FormatOps, want)
 	}
 	// The loop's own iterations remain compute, the formatting does not.

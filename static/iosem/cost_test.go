@@ -21,3 +21,48 @@ func TestFormatCost(t *testing.T) {
 		}
 	}
 }
+
+func TestRealEditOf(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		want   RealEdit
+	}{
+		{"(2I8,3ES14.6)", RealEditExponent},
+		{"(i6, 3e14.6)", RealEditExponent},
+		{"(1PE12.4)", RealEditExponent},
+		{"(2X,EN12.3,D20.12)", RealEditExponent},
+		{"(A,F8.3,1X,F10.4)", RealEditFixed},
+		{"(3E14.6E3)", RealEditExponent},
+		{"('E1.5 F2.1',F8.2)", RealEditFixed},
+		{`("ES9.2",I4)`, RealEditAny},
+		{"(F8.3,ES12.4)", RealEditAny},
+		{"(G14.6)", RealEditAny},
+		{"*", RealEditAny},
+		{"(A)", RealEditAny},
+	} {
+		if got := RealEditOf(c.format); got != c.want {
+			t.Errorf("RealEditOf(%q) = %v, want %v", c.format, got, c.want)
+		}
+	}
+}
+
+func TestFortranItemOps(t *testing.T) {
+	for _, c := range []struct {
+		typeName string
+		read     bool
+		edit     RealEdit
+		want     float64
+	}{
+		{"real(dp)", false, RealEditExponent, FortranExponentWriteOps},
+		{"double precision", false, RealEditFixed, FortranFixedWriteOps},
+		{"real", false, RealEditAny, FortranRealWriteOps},
+		{"real(8)", true, RealEditExponent, FortranRealReadOps},
+		{"integer(8)", false, RealEditExponent, FortranIntOps},
+		{"character(len=12)", false, RealEditFixed, FortranCharOps},
+		{"type(cell)", false, RealEditFixed, FormatOpsPerItem},
+	} {
+		if got := FortranItemOps(c.typeName, c.read, c.edit); got != c.want {
+			t.Errorf("FortranItemOps(%q, %v, %v) = %v, want %v", c.typeName, c.read, c.edit, got, c.want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func (w *walker) fortranIO(s *ir.FortranIO, parent *Node) {
 		io.Bytes, io.Items, io.BytesKnown = w.items(s.Items, sem.Formatted)
 		if !sem.Formatted {
 			io.Elementwise = w.elementwise(s.Items)
-		} else if ops, ok := w.textOps(s.Items, sem.Op == iosem.Read); ok {
+		} else if ops, ok := w.textOps(s.Items, sem.Op == iosem.Read, w.realEdit(s)); ok {
 			io.FormatOps = ops
 		}
 		if !io.BytesKnown && sem.Op == iosem.Read && !sem.Formatted {
@@ -80,6 +80,15 @@ func (w *walker) inquireLength(s *ir.FortranIO) {
 	}
 }
 
+// realEdit returns how the format of a formatted transfer, when its
+// value is known, edits reals.
+func (w *walker) realEdit(s *ir.FortranIO) iosem.RealEdit {
+	if f := Eval(s.Specs["fmt"], w.env); f.Kind == Str {
+		return iosem.RealEditOf(f.S)
+	}
+	return iosem.RealEditAny
+}
+
 // internalFile reports whether a READ or WRITE works on a character
 // variable rather than on a unit.
 func (w *walker) internalFile(s *ir.FortranIO) bool {
@@ -97,7 +106,7 @@ func (w *walker) internalFile(s *ir.FortranIO) bool {
 // an internal READ, and forgets the variable an internal WRITE changes.
 // The statement costs what an external one costs the runtime, as compute.
 func (w *walker) internalIO(s *ir.FortranIO, parent *Node) {
-	conv, ok := w.textOps(s.Items, s.Op == "read")
+	conv, ok := w.textOps(s.Items, s.Op == "read", w.realEdit(s))
 	if !ok {
 		conv = float64(max(len(s.Items), 1)) * iosem.FormatOpsPerItem
 	}
@@ -330,13 +339,14 @@ func (w *walker) item(x ir.Expr, formatted bool) (bytes, n int64, typeName strin
 }
 
 // textOps returns the cost of converting the items of a formatted
-// transfer, by their types (iosem.FortranItemOps), when all are known.
-func (w *walker) textOps(list []ir.Expr, read bool) (float64, bool) {
+// transfer, by their types and how its format edits reals
+// (iosem.FortranItemOps), when all are known.
+func (w *walker) textOps(list []ir.Expr, read bool, edit iosem.RealEdit) (float64, bool) {
 	var ops float64
 	for _, x := range list {
 		if d, isDo := x.(ir.ImpliedDo); isDo {
 			trip, tok := w.impliedTrip(d)
-			inner, iok := w.textOps(d.Items, read)
+			inner, iok := w.textOps(d.Items, read, edit)
 			if !tok || !iok {
 				return 0, false
 			}
@@ -347,7 +357,7 @@ func (w *walker) textOps(list []ir.Expr, read bool) (float64, bool) {
 		if !ok {
 			return 0, false
 		}
-		ops += float64(n) * iosem.FortranItemOps(typeName, read)
+		ops += float64(n) * iosem.FortranItemOps(typeName, read, edit)
 	}
 	return ops, len(list) > 0
 }

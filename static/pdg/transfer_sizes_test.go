@@ -198,8 +198,9 @@ end program scattered
 
 // TestTextOps: the conversions of a formatted Fortran transfer cost by
 // the types of its items: integers and characters far less than reals,
-// reals less read than written; an item of unknown type costs
-// iosem.FormatOpsPerItem.
+// reals less read than written, and written in exponent form more than
+// in fixed form, when the format (a literal or a named constant) tells;
+// an item of unknown type costs iosem.FormatOpsPerItem.
 func TestTextOps(t *testing.T) {
 	src := []source{{"prog.f90", `program text
   implicit none
@@ -207,6 +208,7 @@ func TestTextOps(t *testing.T) {
   real(dp) :: x(6)
   integer :: u, n, i
   character(len=12) :: name
+  character(len=*), parameter :: fixed = '(6f10.3)'
   logical :: ok
   x = 1.0_dp
   n = 3
@@ -215,6 +217,7 @@ func TestTextOps(t *testing.T) {
   open(newunit=u, file='t.txt', status='replace')
   write(u, '(i8,1x,a,1x,l1,6es15.7)') n, name, ok, x ! mixed
   write(u, *) (i, x(i), i = 1, 6) ! implied
+  write(u, fixed) x ! F edits
   write(u, *) unknown_thing ! unknown
   rewind(u)
   read(u, *) x ! reals read
@@ -226,8 +229,9 @@ end program text
 		marker string
 		want   float64
 	}{
-		{"mixed", 2*iosem.FortranIntOps + iosem.FortranCharOps + 6*iosem.FortranRealWriteOps},
+		{"mixed", 2*iosem.FortranIntOps + iosem.FortranCharOps + 6*iosem.FortranExponentWriteOps},
 		{"implied", 6 * (iosem.FortranIntOps + iosem.FortranRealWriteOps)},
+		{"F edits", 6 * iosem.FortranFixedWriteOps},
 		{"unknown", iosem.FormatOpsPerItem},
 		{"reals read", 6 * iosem.FortranRealReadOps},
 	} {
