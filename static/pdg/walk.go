@@ -403,7 +403,8 @@ func (w *walker) assign(s *ir.Assign, parent *Node) {
 // (out[i] = fopen(path, "w")) as the value of the whole array: an
 // element read later (fputs(line, out[k])) is a file of the array, and
 // the handle opened last stands for them all (the same interface, mode
-// and buffering, set up in the same loop).
+// and buffering, set up in the same loop), each holding its share of
+// what is written through any (see elementFile).
 func (w *walker) handleElement(s *ir.Assign) {
 	x, ok := s.Element.(ir.Index)
 	if !ok || s.Op != "=" || s.Field != "" {
@@ -414,7 +415,7 @@ func (w *walker) handleElement(s *ir.Assign) {
 	}
 	if v := Eval(s.Value, w.env); v.Kind == HandleVal {
 		w.env.Set(s.Target, v)
-		w.settled[s.Target] = v // past the loop that opens the files
+		w.elementFile(x, v) // past the loop that opens the files
 	}
 }
 

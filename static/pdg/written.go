@@ -67,7 +67,8 @@ func (w *walker) addIO(parent *Node, n *Node) {
 // container in a loop over it (logs[m].open(...), OPEN(NEWUNIT=units(i),
 // ...)): past the loop, the handle stands for the files of every element
 // (the count of elements, else the trips of the loop opening them), and
-// what is written through any element is shared among them.
+// what is written through any element is shared among them: all of it
+// after the loop, when the function walked opened them.
 func (w *walker) elementFile(x ir.Expr, v Value) {
 	name := baseName(x)
 	w.settled[name] = v
@@ -79,6 +80,9 @@ func (w *walker) elementFile(x ir.Expr, v Value) {
 		v.H.spread = w.trips[len(w.trips)-1].n
 	default:
 		v.H.spread = 1
+	}
+	if f := v.H.File(); f.openedIn == w.fn {
+		f.openScale = 0 // opened in the loop: all that is written after
 	}
 }
 

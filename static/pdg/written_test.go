@@ -369,6 +369,28 @@ program p
   end do
 end program p
 `), 401},
+		// A fifth of 1,000 lines in each of five files opened into an
+		// array of streams.
+		{"C array of streams", cSrc(`#include <stdio.h>
+#define NB 5
+int main(void) {
+  FILE *out[NB];
+  char name[32], line[64];
+  for (int b = 0; b < NB; b++) {
+    snprintf(name, sizeof name, "band%d.csv", b);
+    out[b] = fopen(name, "w");
+  }
+  for (int i = 0; i < 1000; i++) fprintf(out[i % NB], "%d\n", i);
+  for (int b = 0; b < NB; b++) fclose(out[b]);
+  long s = 0;
+  for (int b = 0; b < NB; b++) {
+    snprintf(name, sizeof name, "band%d.csv", b);
+    FILE *f = fopen(name, "r");
+    while (fgets(line, sizeof line, f)) s++; // read loop
+    fclose(f);
+  }
+  return 0;
+}`), 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srcs := []source{tc.src}
