@@ -706,6 +706,11 @@ func (w *walker) tripCount(l *ir.Loop) (int64, TripSource) {
 		if l.Kind == ir.DoWhile {
 			n = max(n, 1)
 		}
+		if n > def && listsDirectory(l) {
+			// while ((e = readdir(d)) && n < 256): a cap on a listing
+			// of unknown length, not its length.
+			return def, defSrc
+		}
 		return n, tripSource(o)
 	}
 	if n, src, ok := w.scanTrip(l); ok {
