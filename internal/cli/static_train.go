@@ -68,7 +68,7 @@ recorded runs of the others. Measurements depend on the machine and the
 collector: remove FILE when either changes.`,
 		Example: `  iolens static train
   iolens static train --corpus testdata/static/corpus --test testdata/static/test --samples
-  iolens static train --corpus testdata/static/corpus -o static/model/cioc-v30.json --version 30
+  iolens static train --corpus testdata/static/corpus -o static/model/cioc-v31.json --version 31
   iolens static train --measurements /var/tmp/cioc-runs.json --samples`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -14,7 +14,7 @@
 // Fit estimates a model by ordinary least squares with backward stepwise
 // elimination and returns a Table in the form of the paper's Table II;
 // CrossValidate measures how well such fits generalise. Default returns
-// the model shipped in cioc-v30.json, fitted by "iolens static train" on the
+// the model shipped in cioc-v31.json, fitted by "iolens static train" on the
 // corpus of workload programs in testdata/static/corpus measured with the
 // collector; the programs of the held-out test set, testdata/static/test,
 // are only used to evaluate it.

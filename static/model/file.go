@@ -13,18 +13,18 @@ import (
 
 // embedded is the model shipped with iolens.
 //
-//go:embed cioc-v30.json
+//go:embed cioc-v31.json
 var embedded []byte
 
 // defaultModel parses the embedded model once.
 var defaultModel = sync.OnceValues(func() (Model, error) { return Parse(embedded) })
 
-// Default returns the model shipped with iolens (cioc-v30.json). It panics
+// Default returns the model shipped with iolens (cioc-v31.json). It panics
 // if that file is broken, which the package's tests rule out.
 func Default() Model {
 	m, err := defaultModel()
 	if err != nil {
-		panic(fmt.Sprintf("model: embedded cioc-v30.json: %v", err))
+		panic(fmt.Sprintf("model: embedded cioc-v31.json: %v", err))
 	}
 	return m
 }
