@@ -66,3 +66,17 @@ func TestFortranItemOps(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRealEditOf checks that any format string, however malformed, is
+// read without a panic into one of the three forms, the same each time.
+func FuzzRealEditOf(f *testing.F) {
+	for _, s := range []string{"(2I8,3ES14.6)", "(F8.3)", "('E", "(1P", "E12.4E", "*", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, format string) {
+		e := RealEditOf(format)
+		if e != RealEditAny && e != RealEditFixed && e != RealEditExponent || RealEditOf(format) != e {
+			t.Fatalf("RealEditOf(%q) = %v", format, e)
+		}
+	})
+}
