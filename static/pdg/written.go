@@ -82,7 +82,10 @@ func (w *walker) elementFile(x ir.Expr, v Value) {
 		v.H.spread = 1
 	}
 	if f := v.H.File(); f.openedIn == w.fn {
-		f.openScale = 0 // opened in the loop: all that is written after
+		// The open was walked first (out[i] = fopen(...)): all that is
+		// written after the loop, as addIO gives a file of an array
+		// whose open is walked after this (logs[m].open(...)).
+		f.openScale = 0
 	}
 }
 
